@@ -1,0 +1,146 @@
+// agents.json: who may use the board, with which role and skills. Tokens are kept only as SHA-256 hashes.
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+import { LIMITS, ROLES, type Role } from 'roundtable-shared';
+
+export interface Agent {
+  readonly name: string;
+  readonly role: Role;
+  readonly skills: readonly string[];
+}
+
+interface AgentEntry extends Agent {
+  readonly tokenHash: Buffer;
+}
+
+const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
+/** Reserved so a future room can address everyone as "all". */
+const RESERVED_NAMES = new Set(['all']);
+
+const entrySchema = z
+  .strictObject({
+    name: z
+      .string({ error: 'must be a string' })
+      .regex(NAME_PATTERN, { error: 'must be 1-64 letters, digits, ".", "_" or "-", starting with a letter or digit' })
+      .refine((n) => !RESERVED_NAMES.has(n.toLowerCase()), { error: 'is reserved; choose another name' }),
+    role: z.enum(ROLES, { error: `must be one of ${ROLES.join(', ')}` }),
+    skills: z
+      .array(z.string().min(1).max(LIMITS.skill), { error: `must be a list of skill names of 1-${LIMITS.skill} characters` })
+      .default([]),
+    token_sha256: z
+      .string()
+      .regex(/^[0-9a-f]{64}$/, { error: 'must be 64 lowercase hex characters (the SHA-256 of the token)' })
+      .optional(),
+    token: z.string().min(16, { error: 'must be at least 16 characters; generate one with `roundtable init`' }).optional(),
+  })
+  .refine((e) => (e.token === undefined) !== (e.token_sha256 === undefined), {
+    error: 'needs exactly one of token_sha256 (preferred) or token',
+    path: ['token_sha256'],
+  });
+
+const fileSchema = z.strictObject({
+  agents: z.array(entrySchema, { error: 'must be a list of agents' }).min(1, { error: 'must list at least one agent' }),
+});
+
+export class AgentsFileError extends Error {}
+
+export function hashToken(token: string): string {
+  return createHash('sha256').update(token, 'utf8').digest('hex');
+}
+
+/** A fresh 256-bit token; the prefix makes a leaked token easy to find and revoke. */
+export function generateToken(): string {
+  return `rt_${randomBytes(32).toString('base64url')}`;
+}
+
+export class AgentDirectory {
+  private readonly entries: readonly AgentEntry[];
+  private readonly byName: ReadonlyMap<string, AgentEntry>;
+
+  constructor(entries: readonly AgentEntry[], readonly plaintextTokenAgents: readonly string[] = []) {
+    this.entries = entries;
+    this.byName = new Map(entries.map((e) => [e.name, e]));
+  }
+
+  /** Compares the token's hash with every agent's in constant time; never logs the token. */
+  findByToken(token: string): Agent | undefined {
+    const presented = createHash('sha256').update(token, 'utf8').digest();
+    let match: AgentEntry | undefined;
+    for (const entry of this.entries) {
+      if (timingSafeEqual(presented, entry.tokenHash)) match = entry;
+    }
+    return match ? publicAgent(match) : undefined;
+  }
+
+  find(name: string): Agent | undefined {
+    const entry = this.byName.get(name);
+    return entry ? publicAgent(entry) : undefined;
+  }
+
+  list(): Agent[] {
+    return this.entries.map(publicAgent);
+  }
+}
+
+function publicAgent(entry: AgentEntry): Agent {
+  return { name: entry.name, role: entry.role, skills: entry.skills };
+}
+
+/** Parses agents.json text; errors name the file, the entry and the field. */
+export function parseAgentsFile(text: string, path: string): AgentDirectory {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (error) {
+    throw new AgentsFileError(`${path}: not valid JSON (${(error as Error).message})`);
+  }
+  const parsed = fileSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new AgentsFileError(`${path}: ${describePath(raw, issue.path)} ${issue.message}`);
+  }
+  const agents = parsed.data.agents;
+  const seen = new Set<string>();
+  for (const [i, agent] of agents.entries()) {
+    if (seen.has(agent.name)) throw new AgentsFileError(`${path}: agents[${i}] ("${agent.name}") name: duplicate; agent names must be unique`);
+    seen.add(agent.name);
+  }
+  const leaders = agents.filter((a) => a.role === 'leader');
+  if (leaders.length !== 1) {
+    throw new AgentsFileError(
+      `${path}: role: the board needs exactly one leader, found ${leaders.length}${leaders.length ? ` (${leaders.map((l) => l.name).join(', ')})` : ''}`,
+    );
+  }
+  const hashes = new Set<string>();
+  const entries: AgentEntry[] = agents.map((a, i) => {
+    const hex = a.token_sha256 ?? hashToken(a.token!);
+    if (hashes.has(hex)) throw new AgentsFileError(`${path}: agents[${i}] ("${a.name}") token: the same token is given to two agents`);
+    hashes.add(hex);
+    return { name: a.name, role: a.role, skills: Object.freeze([...new Set(a.skills)]), tokenHash: Buffer.from(hex, 'hex') };
+  });
+  return new AgentDirectory(entries, agents.filter((a) => a.token !== undefined).map((a) => a.name));
+}
+
+export function loadAgentsFile(path: string): AgentDirectory {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new AgentsFileError(
+      code === 'ENOENT'
+        ? `${path}: file not found; create it with \`roundtable init\` or set ROUNDTABLE_AGENTS_CONFIG`
+        : `${path}: cannot be read (${code ?? 'unknown error'})`,
+    );
+  }
+  return parseAgentsFile(text, path);
+}
+
+function describePath(raw: unknown, path: readonly PropertyKey[]): string {
+  if (path[0] !== 'agents' || typeof path[1] !== 'number') return `${path.map(String).join('.') || '(top level)'}:`;
+  const entry = (raw as { agents: unknown[] }).agents[path[1]];
+  const name = entry && typeof entry === 'object' && typeof (entry as { name?: unknown }).name === 'string' ? ` ("${(entry as { name: string }).name}")` : '';
+  const field = path.slice(2).map(String).join('.');
+  return `agents[${path[1]}]${name}${field ? ` ${field}` : ''}:`;
+}

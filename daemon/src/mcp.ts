@@ -1,0 +1,54 @@
+// The MCP face: Streamable HTTP on /mcp, stateless, one short-lived server per request, tools from shared/.
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { Hono } from 'hono';
+import { registerBoardTools, SERVER_INSTRUCTIONS } from 'roundtable-shared';
+import type { Agent } from './agents.js';
+import type { ToolDispatcher } from './board/dispatch.js';
+import { asBoardError } from './errors.js';
+import type { AuthVariables } from './http/auth.js';
+import { VERSION } from './version.js';
+
+function jsonRpcError(code: number, message: string) {
+  return { jsonrpc: '2.0' as const, error: { code, message }, id: null };
+}
+
+function createMcpServer(agent: Agent, dispatcher: ToolDispatcher): Server {
+  const server = new Server({ name: 'roundtable', version: VERSION }, { capabilities: { tools: {} }, instructions: SERVER_INSTRUCTIONS });
+  registerBoardTools(server, {
+    call: (name, args) => dispatcher.call(agent, name, args),
+    toErrorBody: (error) => asBoardError(error).toBody(),
+  });
+  return server;
+}
+
+export function mcpRoutes(dispatcher: ToolDispatcher): Hono<{ Variables: AuthVariables }> {
+  const mcp = new Hono<{ Variables: AuthVariables }>();
+
+  mcp.post('/', async (c) => {
+    let body: unknown;
+    try {
+      body = await c.req.json();
+    } catch {
+      return c.json(jsonRpcError(-32700, 'Parse error: the body must be one JSON-RPC message'), 400);
+    }
+    // Batches were removed from the transport in 2025-06-18; one message per request.
+    if (Array.isArray(body)) return c.json(jsonRpcError(-32600, 'Invalid Request: JSON-RPC batches are not supported; send one message per request'), 400);
+    const server = createMcpServer(c.get('agent'), dispatcher);
+    const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true });
+    await server.connect(transport);
+    try {
+      return await transport.handleRequest(c.req.raw, { parsedBody: body });
+    } finally {
+      await server.close();
+    }
+  });
+
+  // No server-initiated stream and no sessions: GET and DELETE are not offered.
+  mcp.on(['GET', 'DELETE'], '/', (c) => {
+    c.header('Allow', 'POST');
+    return c.json(jsonRpcError(-32000, 'Method not allowed: this server sends no server-initiated stream; use POST'), 405);
+  });
+
+  return mcp;
+}

@@ -1,0 +1,41 @@
+// GET /status: public aggregates only, nothing derived from board text; no token, no audit row.
+import { getConnInfo } from '@hono/node-server/conninfo';
+import { Hono } from 'hono';
+import { RateLimited } from './errors.js';
+import type { AgentDirectory } from './agents.js';
+import type { RateLimiter } from './rate-limit.js';
+import type { BoardStore } from './store/store.js';
+import { VERSION } from './version.js';
+
+/** An agent counts as active when it called a tool within this window. */
+export const ACTIVE_WINDOW_MS = 15 * 60_000;
+
+export interface StatusOptions {
+  readonly store: BoardStore;
+  readonly agents: () => AgentDirectory;
+  readonly boardName: string;
+  readonly limiter: RateLimiter;
+}
+
+export function statusRoutes(options: StatusOptions): Hono {
+  const status = new Hono();
+  status.get('/', async (c) => {
+    const ip = getConnInfo(c).remote.address ?? 'unknown';
+    const wait = options.limiter.take(ip);
+    if (wait > 0) throw new RateLimited(wait, 'status requests');
+    const names = options.agents().list().map((a) => a.name);
+    const [counts, seen] = await Promise.all([options.store.countTasksByStatus(), options.store.lastSeen(names)]);
+    const since = Date.now() - ACTIVE_WINDOW_MS;
+    const active = [...seen.values()].filter((at) => Date.parse(at) >= since).length;
+    c.header('Cache-Control', 'no-store');
+    return c.json({
+      ok: true,
+      board: options.boardName,
+      version: VERSION,
+      tasks_by_status: counts,
+      active_agents: active,
+      server_time: new Date().toISOString(),
+    });
+  });
+  return status;
+}

@@ -1,0 +1,241 @@
+// The board store on SQLite (better-sqlite3): WAL, synchronous=FULL, every write one BEGIN IMMEDIATE transaction.
+import Database from 'better-sqlite3';
+import { TASK_STATUSES, type Activity, type Message, type Review, type Task, type TaskStatus, type TaskSummary } from 'roundtable-shared';
+import { NotFound } from '../errors.js';
+import { migrate } from './migrate.js';
+import type { AuditRow, BoardStore, CheckTask, DecideChange, NewMessage, NewTask, TaskDetail, TaskPage, TaskQuery } from './store.js';
+
+interface TaskRow {
+  id: number;
+  title: string;
+  description: string;
+  required_skills: string;
+  status: TaskStatus;
+  assignee: string | null;
+  created_by: string;
+  result: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+const SUMMARY_COLUMNS = 'id, title, required_skills, status, assignee, created_by, created_at, updated_at';
+
+function toTask(row: TaskRow): Task {
+  return { ...row, required_skills: JSON.parse(row.required_skills) as string[] };
+}
+
+function toSummary(row: Omit<TaskRow, 'description' | 'result'>): TaskSummary {
+  return { ...row, required_skills: JSON.parse(row.required_skills) as string[] };
+}
+
+const now = () => new Date().toISOString();
+
+export interface SqliteStoreOptions {
+  readonly path: string;
+  readonly busyTimeoutMs?: number;
+}
+
+export class SqliteStore implements BoardStore {
+  readonly db: Database.Database;
+  private readonly stmt;
+  private readonly listStatements = new Map<string, Database.Statement>();
+
+  constructor(options: SqliteStoreOptions) {
+    this.db = new Database(options.path);
+    this.db.pragma('journal_mode = WAL');
+    // FULL: a write is on disk before it is acknowledged, so it survives a power loss.
+    this.db.pragma('synchronous = FULL');
+    this.db.pragma('foreign_keys = ON');
+    this.db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
+    migrate(this.db);
+    const db = this.db;
+    this.stmt = {
+      insertTask: db.prepare(
+        `INSERT INTO tasks (title, description, required_skills, status, assignee, created_by, created_at, updated_at)
+         VALUES (@title, @description, @required_skills, 'open', @assignee, @created_by, @at, @at)`,
+      ),
+      insertSkill: db.prepare('INSERT OR IGNORE INTO task_skills (task_id, skill) VALUES (?, ?)'),
+      getTask: db.prepare('SELECT * FROM tasks WHERE id = ?'),
+      updateTask: db.prepare('UPDATE tasks SET status = @status, assignee = @assignee, result = @result, updated_at = @at WHERE id = @id'),
+      insertActivity: db.prepare(
+        `INSERT INTO activity (task_id, agent, action, from_status, to_status, assignee, note, created_at)
+         VALUES (@task_id, @agent, @action, @from_status, @to_status, @assignee, @note, @at)`,
+      ),
+      insertReview: db.prepare('INSERT INTO reviews (task_id, reviewer, verdict, note, created_at) VALUES (?, ?, ?, ?, ?)'),
+      insertMessage: db.prepare('INSERT INTO messages (task_id, author, kind, text, created_at) VALUES (?, ?, ?, ?, ?)'),
+      messagesOf: db.prepare('SELECT * FROM messages WHERE task_id = ? ORDER BY id'),
+      reviewsOf: db.prepare('SELECT * FROM reviews WHERE task_id = ? ORDER BY id'),
+      historyOf: db.prepare('SELECT * FROM activity WHERE task_id = ? ORDER BY id'),
+      insertAudit: db.prepare('INSERT INTO audit_log (at, agent, tool, task_id, outcome) VALUES (?, ?, ?, ?, ?)'),
+      lastSeen: db.prepare('SELECT MAX(at) AS at FROM audit_log WHERE agent = ?').pluck(),
+      countByStatus: db.prepare('SELECT status, COUNT(*) AS n FROM tasks GROUP BY status'),
+    };
+  }
+
+  async createTask(task: NewTask): Promise<Task> {
+    return this.db
+      .transaction(() => {
+        const at = now();
+        const { lastInsertRowid } = this.stmt.insertTask.run({
+          title: task.title,
+          description: task.description,
+          required_skills: JSON.stringify(task.requiredSkills),
+          assignee: task.assignee,
+          created_by: task.createdBy,
+          at,
+        });
+        const id = Number(lastInsertRowid);
+        for (const skill of task.requiredSkills) this.stmt.insertSkill.run(id, skill);
+        this.stmt.insertActivity.run({
+          task_id: id,
+          agent: task.createdBy,
+          action: 'created',
+          from_status: null,
+          to_status: 'open',
+          assignee: task.assignee,
+          note: null,
+          at,
+        });
+        return toTask(this.stmt.getTask.get(id) as TaskRow);
+      })
+      .immediate();
+  }
+
+  async getTask(id: number): Promise<TaskDetail | undefined> {
+    // One read transaction, so the task and its histories are a consistent snapshot.
+    return this.db.transaction(() => {
+      const row = this.stmt.getTask.get(id) as TaskRow | undefined;
+      if (!row) return undefined;
+      return {
+        task: toTask(row),
+        messages: this.stmt.messagesOf.all(id) as Message[],
+        reviews: this.stmt.reviewsOf.all(id) as Review[],
+        history: this.stmt.historyOf.all(id) as Activity[],
+      };
+    })();
+  }
+
+  async listTasks(query: TaskQuery): Promise<TaskPage> {
+    const statement = this.listStatement(query);
+    const rows = statement.all({
+      after: query.afterId,
+      status: query.status,
+      assignee: query.assignee,
+      claimant: query.claimableBy?.name,
+      skills: query.claimableBy ? JSON.stringify(query.claimableBy.skills) : undefined,
+      limit: query.limit + 1,
+    } as Record<string, unknown>) as Omit<TaskRow, 'description' | 'result'>[];
+    const more = rows.length > query.limit;
+    const page = more ? rows.slice(0, query.limit) : rows;
+    return { tasks: page.map(toSummary), lastId: more ? page[page.length - 1]!.id : null };
+  }
+
+  /** One prepared statement per filter combination, so SQLite can use the matching index. */
+  private listStatement(query: TaskQuery): Database.Statement {
+    const key = `${query.status ? 's' : ''}${query.assignee ? 'a' : ''}${query.claimableBy ? 'c' : ''}`;
+    let statement = this.listStatements.get(key);
+    if (!statement) {
+      const where = ['id > @after'];
+      if (query.status) where.push('status = @status');
+      if (query.assignee) where.push('assignee = @assignee');
+      if (query.claimableBy) {
+        where.push(
+          "status = 'open'",
+          '(assignee IS NULL OR assignee = @claimant)',
+          'NOT EXISTS (SELECT 1 FROM task_skills s WHERE s.task_id = tasks.id AND s.skill NOT IN (SELECT value FROM json_each(@skills)))',
+        );
+      }
+      statement = this.db.prepare(`SELECT ${SUMMARY_COLUMNS} FROM tasks WHERE ${where.join(' AND ')} ORDER BY id LIMIT @limit`);
+      this.listStatements.set(key, statement);
+    }
+    return statement;
+  }
+
+  claimTask(id: number, decide: DecideChange): Promise<Task> {
+    return this.transition(id, decide);
+  }
+  releaseTask(id: number, decide: DecideChange): Promise<Task> {
+    return this.transition(id, decide);
+  }
+  submitResult(id: number, decide: DecideChange): Promise<Task> {
+    return this.transition(id, decide);
+  }
+  reviewTask(id: number, decide: DecideChange): Promise<Task> {
+    return this.transition(id, decide);
+  }
+  cancelTask(id: number, decide: DecideChange): Promise<Task> {
+    return this.transition(id, decide);
+  }
+
+  /** Reads the task, lets the rule decide, and writes the change with its history, all in one transaction. */
+  private async transition(id: number, decide: DecideChange): Promise<Task> {
+    return this.db
+      .transaction(() => {
+        const before = this.requireTask(id);
+        const change = decide(before);
+        const at = now();
+        this.stmt.updateTask.run({
+          id,
+          status: change.status,
+          assignee: change.assignee,
+          result: change.result === undefined ? before.result : change.result,
+          at,
+        });
+        if (change.review) {
+          this.stmt.insertReview.run(id, change.actor, change.review.verdict, change.review.note, at);
+        }
+        this.stmt.insertActivity.run({
+          task_id: id,
+          agent: change.actor,
+          action: change.action,
+          from_status: before.status,
+          to_status: change.status,
+          assignee: change.assignee,
+          note: change.note ?? null,
+          at,
+        });
+        return toTask(this.stmt.getTask.get(id) as TaskRow);
+      })
+      .immediate();
+  }
+
+  async postMessage(id: number, check: CheckTask, message: NewMessage): Promise<Message> {
+    return this.db
+      .transaction(() => {
+        check(this.requireTask(id));
+        const at = now();
+        const { lastInsertRowid } = this.stmt.insertMessage.run(id, message.author, message.kind, message.text, at);
+        return { id: Number(lastInsertRowid), task_id: id, author: message.author, kind: message.kind, text: message.text, created_at: at };
+      })
+      .immediate();
+  }
+
+  async appendAudit(row: AuditRow): Promise<void> {
+    this.stmt.insertAudit.run(now(), row.agent, row.tool, row.taskId, row.outcome);
+  }
+
+  async lastSeen(names: readonly string[]): Promise<Map<string, string>> {
+    const seen = new Map<string, string>();
+    for (const name of names) {
+      const at = this.stmt.lastSeen.get(name) as string | null;
+      if (at) seen.set(name, at);
+    }
+    return seen;
+  }
+
+  async countTasksByStatus(): Promise<Record<TaskStatus, number>> {
+    const counts = Object.fromEntries(TASK_STATUSES.map((s) => [s, 0])) as Record<TaskStatus, number>;
+    for (const row of this.stmt.countByStatus.all() as { status: TaskStatus; n: number }[]) counts[row.status] = row.n;
+    return counts;
+  }
+
+  async close(): Promise<void> {
+    if (this.db.open) this.db.close();
+  }
+
+  private requireTask(id: number): Task {
+    const row = this.stmt.getTask.get(id) as TaskRow | undefined;
+    if (!row) throw new NotFound(`task ${id} does not exist; list_tasks shows the tasks there are`);
+    return toTask(row);
+  }
+}

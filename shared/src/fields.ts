@@ -1,0 +1,31 @@
+// Field schemas shared by several tools; each failure message names the field and the limit.
+import { z } from 'zod';
+import { LIMITS } from './limits.js';
+
+/** Non-blank text of at most `max` characters; longer text is rejected, never truncated. */
+export function boundedText(field: string, max: number) {
+  return z
+    .string({ error: `${field} must be a string` })
+    .min(1, { error: `${field} must not be empty` })
+    .max(max, { error: (issue) => `${field} is ${String((issue.input as string).length)} characters; the limit is ${max}. Shorten it and call again` })
+    .refine((s) => /\S/.test(s), { error: `${field} must not be blank` });
+}
+
+/** Optional text that may be empty, bounded like boundedText. */
+export function optionalText(field: string, max: number) {
+  return z
+    .string({ error: `${field} must be a string` })
+    .max(max, { error: (issue) => `${field} is ${String((issue.input as string).length)} characters; the limit is ${max}. Shorten it and call again` })
+    .optional();
+}
+
+export const taskId = z
+  .number({ error: 'task_id must be a number (the id from create_task or list_tasks)' })
+  .int({ error: 'task_id must be a whole number' })
+  .positive({ error: 'task_id must be positive' });
+
+export const skill = boundedText('each skill', LIMITS.skill);
+
+export const agentName = boundedText('agent name', LIMITS.assigneeFilter);
+
+export const isoTime = z.string().describe('ISO 8601 time in UTC');

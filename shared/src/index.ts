@@ -1,0 +1,8 @@
+// The Roundtable contract shared by the daemon and the bridge. No Node module, no database.
+export * from './states.js';
+export * from './limits.js';
+export * from './errors.js';
+export * from './schemas.js';
+export * from './fields.js';
+export * from './tools/index.js';
+export * from './mcp.js';

@@ -1,0 +1,16 @@
+// Size and paging limits, enforced by the daemon and advertised to clients in the tool schemas.
+
+export const LIMITS = {
+  title: 200,
+  description: 8_000,
+  message: 4_000,
+  result: 20_000,
+  reviewNote: 4_000,
+  cancelReason: 4_000,
+  skill: 100,
+  requiredSkills: 10,
+  assigneeFilter: 100,
+  listDefault: 50,
+  listMax: 100,
+  cursor: 200,
+} as const;

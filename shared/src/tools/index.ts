@@ -1,0 +1,39 @@
+// Every tool the board serves, each defined once; the daemon and the bridge both list them from here.
+import { listAgents, whoami } from './identity.js';
+import {
+  cancelTask,
+  claimTask,
+  createTask,
+  getTask,
+  listTasks,
+  postMessage,
+  releaseTask,
+  reviewTask,
+  submitResult,
+} from './tasks.js';
+import type { ToolDefinition } from './define.js';
+
+export * from './define.js';
+export { whoami, listAgents, createTask, listTasks, getTask, claimTask, releaseTask, postMessage, submitResult, reviewTask, cancelTask };
+
+export const TOOLS = [
+  whoami,
+  listAgents,
+  createTask,
+  listTasks,
+  getTask,
+  claimTask,
+  releaseTask,
+  postMessage,
+  submitResult,
+  reviewTask,
+  cancelTask,
+] as const satisfies readonly ToolDefinition[];
+
+export type ToolName = (typeof TOOLS)[number]['name'];
+
+const byName = new Map<string, ToolDefinition>(TOOLS.map((tool) => [tool.name, tool]));
+
+export function findTool(name: string): ToolDefinition | undefined {
+  return byName.get(name);
+}
