@@ -1,0 +1,167 @@
+// Start-up: config and agents.json validation, `roundtable init`, durability across restarts, schema versions.
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import Database from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+import { api, DAEMON_BIN, daemonEnv, startBoard, token, writeAgentsFile, DEFAULT_AGENTS } from '../helpers/board.js';
+
+const run = promisify(execFile);
+
+/** Runs the CLI to completion; returns its exit code and output. */
+async function cli(args: string[], env: Record<string, string>) {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [DAEMON_BIN, ...args], { env, timeout: 20_000 });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const e = error as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+function tempDir() {
+  return mkdtempSync(join(tmpdir(), 'roundtable-start-'));
+}
+
+describe('agents.json validation', () => {
+  const cases: Array<[string, unknown, RegExp]> = [
+    ['no leader', { agents: [{ name: 'w', role: 'worker', token_sha256: 'a'.repeat(64) }] }, /exactly one leader, found 0/],
+    [
+      'two leaders',
+      { agents: [{ name: 'a', role: 'leader', token_sha256: 'a'.repeat(64) }, { name: 'b', role: 'leader', token_sha256: 'b'.repeat(64) }] },
+      /exactly one leader, found 2 \(a, b\)/,
+    ],
+    [
+      'duplicate names',
+      { agents: [{ name: 'a', role: 'leader', token_sha256: 'a'.repeat(64) }, { name: 'a', role: 'worker', token_sha256: 'b'.repeat(64) }] },
+      /agents\[1\] \("a"\) name: duplicate/,
+    ],
+    ['a bad role', { agents: [{ name: 'x', role: 'boss', token_sha256: 'a'.repeat(64) }] }, /agents\[0\] \("x"\) role: must be one of leader, worker/],
+    ['a bad hash', { agents: [{ name: 'x', role: 'leader', token_sha256: 'xyz' }] }, /agents\[0\] \("x"\) token_sha256: must be 64 lowercase hex/],
+    ['no token at all', { agents: [{ name: 'x', role: 'leader' }] }, /agents\[0\] \("x"\) token_sha256: needs exactly one of/],
+    ['an unknown field', { agents: [{ name: 'x', role: 'leader', token_sha256: 'a'.repeat(64), admin: true }] }, /agents\[0\] \("x"\).*admin/],
+    ['not JSON', '{"agents": [', /not valid JSON/],
+  ];
+
+  it.each(cases)('%s: refuses to start, exit non-zero, names the file, entry and field', async (_label, content, message) => {
+    const dir = tempDir();
+    const path = join(dir, 'agents.json');
+    writeFileSync(path, typeof content === 'string' ? content : JSON.stringify(content));
+    const result = await cli(['run'], daemonEnv(dir));
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toContain(path);
+    expect(result.stderr).toMatch(message);
+  });
+
+  it('a missing file says how to create one', async () => {
+    const dir = tempDir();
+    const result = await cli(['run'], daemonEnv(dir));
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toContain('roundtable init');
+  });
+
+  it('a plaintext token is accepted with a warning that does not show the token', async () => {
+    const dir = tempDir();
+    const secret = token();
+    writeFileSync(join(dir, 'agents.json'), JSON.stringify({ agents: [{ name: 'boss', role: 'leader', token: secret }] }));
+    const board = await startBoard({ dir, tokens: { boss: secret }, agents: [] as never });
+    try {
+      expect((await api(board, 'boss', 'whoami')).body.name).toBe('boss');
+      const { stderr, stdout } = board.output();
+      expect(stderr).toMatch(/plaintext token/);
+      expect(stderr + stdout).not.toContain(secret);
+    } finally {
+      await board.stop();
+    }
+  });
+});
+
+describe('environment validation', () => {
+  it.each([
+    ['ROUNDTABLE_PORT', 'eighty'],
+    ['ROUNDTABLE_PORT', '70000'],
+    ['ROUNDTABLE_RATE_LIMIT_PER_MINUTE', '0'],
+    ['ROUNDTABLE_ALLOWED_HOSTS', 'good.example,bad host'],
+  ])('%s=%s exits non-zero naming the variable', async (name, value) => {
+    const dir = tempDir();
+    writeAgentsFile(join(dir, 'agents.json'), DEFAULT_AGENTS, Object.fromEntries(DEFAULT_AGENTS.map((a) => [a.name, token()])));
+    const result = await cli(['run'], daemonEnv(dir, { [name]: value }));
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toContain(name);
+  });
+
+  it('TLS cert without key is refused', async () => {
+    const dir = tempDir();
+    const result = await cli(['run'], daemonEnv(dir, { ROUNDTABLE_TLS_CERT: '/tmp/cert.pem' }));
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toContain('ROUNDTABLE_TLS_KEY');
+  });
+});
+
+describe('roundtable init', () => {
+  it('writes hashes only, mode 600, prints each token once, and refuses to overwrite', async () => {
+    const dir = tempDir();
+    const env = daemonEnv(dir);
+    const first = await cli(['init', '--json'], env);
+    expect(first.code).toBe(0);
+    const issued = JSON.parse(first.stdout) as { agents: Array<{ name: string; role: string; skills: string[]; token: string }> };
+    expect(issued.agents.map((a) => a.role)).toEqual(['leader', 'worker', 'worker']);
+    for (const a of issued.agents) expect(a.token).toMatch(/^rt_[A-Za-z0-9_-]{43}$/);
+    const path = join(dir, 'agents.json');
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+    const file = readFileSync(path, 'utf8');
+    for (const a of issued.agents) expect(file).not.toContain(a.token);
+    expect(JSON.parse(file).agents[0].token_sha256).toMatch(/^[0-9a-f]{64}$/);
+    const second = await cli(['init'], env);
+    expect(second.code).not.toBe(0);
+    expect(second.stderr).toContain('refusing to overwrite');
+    expect(readFileSync(path, 'utf8')).toBe(file);
+    // The printed tokens work.
+    const board = await startBoard({ dir, tokens: Object.fromEntries(issued.agents.map((a) => [a.name, a.token])) });
+    try {
+      expect((await api(board, 'leader', 'whoami')).body.role).toBe('leader');
+      expect(board.output().stderr).not.toContain(issued.agents[0]!.token);
+    } finally {
+      await board.stop();
+    }
+  });
+});
+
+describe('durability and schema', () => {
+  it('a restart, even after SIGKILL, keeps every acknowledged write', async () => {
+    const first = await startBoard();
+    const ids: number[] = [];
+    for (let i = 0; i < 20; i++) ids.push((await api(first, 'lead', 'create_task', { title: `durable ${i}` })).body.task.id);
+    await api(first, 'w1', 'claim_task', { task_id: ids[0] });
+    await api(first, 'w1', 'post_message', { task_id: ids[0], kind: 'progress', text: 'kept' });
+    await first.stop('SIGKILL');
+    const second = await startBoard({ dir: first.dir, tokens: first.tokens });
+    try {
+      const listed = (await api(second, 'w2', 'list_tasks', { limit: 100 })).body.tasks.map((t: { id: number }) => t.id);
+      expect(listed).toEqual(ids);
+      const detail = (await api(second, 'w2', 'get_task', { task_id: ids[0] })).body;
+      expect(detail.task).toMatchObject({ status: 'claimed', assignee: 'w1' });
+      expect(detail.messages.map((m: { text: string }) => m.text)).toEqual(['kept']);
+    } finally {
+      expect(await second.stop()).toBe(0);
+    }
+  });
+
+  it('SIGTERM shuts down cleanly with exit code 0', async () => {
+    const board = await startBoard();
+    expect(await board.stop('SIGTERM')).toBe(0);
+  });
+
+  it('a database newer than the code is refused', async () => {
+    const board = await startBoard();
+    await board.stop();
+    const db = new Database(board.dbPath);
+    db.prepare('INSERT INTO schema_version (version, applied_at) VALUES (999, ?)').run(new Date().toISOString());
+    db.close();
+    const result = await cli(['run'], daemonEnv(board.dir));
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toMatch(/schema version 999, newer than this roundtable/);
+  });
+});

@@ -1,0 +1,194 @@
+// The HTTP faces: bearer auth, Host and Origin checks, MCP transport rules, /status, and the SDK client's view.
+import { request } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listedTools, TOOLS } from 'roundtable-shared';
+import { api, mcpClient, resultJson, startBoard, type TestBoard } from '../helpers/board.js';
+
+let board: TestBoard;
+beforeAll(async () => {
+  board = await startBoard({ env: { ROUNDTABLE_ALLOWED_HOSTS: 'board.example.com' } });
+});
+afterAll(async () => {
+  await board.stop();
+});
+
+/** A raw request, so Host and other headers fetch() would fix can be set. */
+function raw(options: { method?: string; path: string; headers?: Record<string, string>; body?: string }) {
+  return new Promise<{ status: number; body: string; headers: Record<string, unknown> }>((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port: board.port, method: options.method ?? 'GET', path: options.path, headers: options.headers }, (res) => {
+      let body = '';
+      res.on('data', (d: Buffer) => (body += d.toString()));
+      res.on('end', () => resolve({ status: res.statusCode!, body, headers: res.headers }));
+    });
+    req.on('error', reject);
+    req.end(options.body);
+  });
+}
+
+const initialize = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '0' } },
+});
+const mcpHeaders = (extra: Record<string, string> = {}) => ({
+  'content-type': 'application/json',
+  accept: 'application/json, text/event-stream',
+  authorization: `Bearer ${board.tokens['lead']}`,
+  ...extra,
+});
+
+describe('bearer auth', () => {
+  it.each([
+    ['no token', {}],
+    ['a wrong token', { authorization: 'Bearer rt_wrong_wrong_wrong_wrong' }],
+    ['a malformed header', { authorization: 'Basic abc' }],
+  ])('%s gets 401 on /mcp and the API, and nothing is processed', async (_label, auth) => {
+    const before = (await api(board, 'lead', 'list_tasks', { limit: 100 })).body.tasks.length;
+    const mcp = await raw({ method: 'POST', path: '/mcp', headers: { ...mcpHeaders(), authorization: '', ...auth }, body: initialize });
+    expect(mcp.status).toBe(401);
+    expect(mcp.headers['www-authenticate']).toContain('Bearer');
+    const viaApi = await raw({
+      method: 'POST',
+      path: '/api/v1/tools/create_task',
+      headers: { 'content-type': 'application/json', ...auth },
+      body: JSON.stringify({ title: 'should not exist' }),
+    });
+    expect(viaApi.status).toBe(401);
+    expect(JSON.parse(viaApi.body).error.code).toBe('unauthorized');
+    expect((await api(board, 'lead', 'list_tasks', { limit: 100 })).body.tasks.length).toBe(before);
+  });
+
+  it('a token in the query string is never accepted', async () => {
+    const answer = await raw({ method: 'POST', path: `/mcp?token=${board.tokens['lead']}`, headers: { ...mcpHeaders(), authorization: '' }, body: initialize });
+    expect(answer.status).toBe(401);
+  });
+});
+
+describe('Host and Origin', () => {
+  it.each(['127.0.0.1', 'localhost', 'board.example.com'])('allows Host %s', async (host) => {
+    const answer = await raw({ method: 'POST', path: '/mcp', headers: mcpHeaders({ host: `${host}:${board.port}` }), body: initialize });
+    expect(answer.status).toBe(200);
+  });
+
+  it('refuses a foreign Host with 403 on /mcp and the API, and 404 on /status', async () => {
+    const mcp = await raw({ method: 'POST', path: '/mcp', headers: mcpHeaders({ host: 'evil.example' }), body: initialize });
+    expect(mcp.status).toBe(403);
+    const viaApi = await raw({ method: 'POST', path: '/api/v1/tools/whoami', headers: { ...mcpHeaders(), host: 'evil.example' }, body: '{}' });
+    expect(viaApi.status).toBe(403);
+    const status = await raw({ path: '/status', headers: { host: 'evil.example' } });
+    expect(status.status).toBe(404);
+    expect(status.body).not.toContain('tasks_by_status');
+  });
+
+  it('refuses a foreign Origin with 403, allows a loopback one', async () => {
+    const evil = await raw({ method: 'POST', path: '/mcp', headers: mcpHeaders({ origin: 'http://evil.example' }), body: initialize });
+    expect(evil.status).toBe(403);
+    const bogus = await raw({ method: 'POST', path: '/mcp', headers: mcpHeaders({ origin: 'null' }), body: initialize });
+    expect(bogus.status).toBe(403);
+    const local = await raw({ method: 'POST', path: '/mcp', headers: mcpHeaders({ origin: `http://localhost:${board.port}` }), body: initialize });
+    expect(local.status).toBe(200);
+  });
+});
+
+describe('MCP transport rules', () => {
+  it('GET without SSE support is 405', async () => {
+    const answer = await raw({ path: '/mcp', headers: { ...mcpHeaders(), accept: 'text/event-stream' } });
+    expect(answer.status).toBe(405);
+    expect(answer.headers['allow']).toBe('POST');
+  });
+
+  it('an unsupported MCP-Protocol-Version is 400', async () => {
+    const list = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} });
+    const answer = await raw({ method: 'POST', path: '/mcp', headers: mcpHeaders({ 'mcp-protocol-version': '1999-01-01' }), body: list });
+    expect(answer.status).toBe(400);
+    expect(answer.body).toContain('Unsupported protocol version');
+  });
+
+  it('a JSON-RPC batch is rejected', async () => {
+    const batch = JSON.stringify([JSON.parse(initialize)]);
+    const answer = await raw({ method: 'POST', path: '/mcp', headers: mcpHeaders(), body: batch });
+    expect(answer.status).toBe(400);
+    expect(answer.body).toContain('batches are not supported');
+  });
+});
+
+describe('the MCP SDK client', () => {
+  it('lists the 11 tools exactly as shared/ defines them', async () => {
+    const client = await mcpClient(board, 'w1');
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name)).toEqual(TOOLS.map((t) => t.name));
+    expect(tools).toHaveLength(11);
+    expect(JSON.parse(JSON.stringify(tools))).toEqual(JSON.parse(JSON.stringify(listedTools())));
+    await client.close();
+  });
+
+  it('gets structured results that pass its output-schema check, and errors as isError JSON text', async () => {
+    const lead = await mcpClient(board, 'lead');
+    const worker = await mcpClient(board, 'w1');
+    await lead.listTools();
+    await worker.listTools();
+    const created = await lead.callTool({ name: 'create_task', arguments: { title: 'via mcp' } });
+    expect(created.isError).toBeFalsy();
+    const id = (created.structuredContent as { task: { id: number } }).task.id;
+    expect(resultJson(created).task.id).toBe(id);
+    const cases: Array<[string, Record<string, unknown>, string]> = [
+      ['create_task', { title: 'no' }, 'forbidden'],
+      ['claim_task', { task_id: 987654 }, 'not_found'],
+      ['submit_result', { task_id: id, result: 'x' }, 'conflict'],
+      ['get_task', { task_id: id, agent_name: 'lead' }, 'invalid_input'],
+      ['no_such_tool', {}, 'not_found'],
+    ];
+    for (const [name, args, code] of cases) {
+      const result = await worker.callTool({ name, arguments: args });
+      expect(result.isError, name).toBe(true);
+      expect(result.structuredContent).toBeUndefined();
+      const body = resultJson(result);
+      expect(body.error.code, name).toBe(code);
+      expect(body.error.message.length).toBeGreaterThan(10);
+    }
+    // The same call through either face gives the same answer.
+    const viaMcp = resultJson(await worker.callTool({ name: 'claim_task', arguments: { task_id: 987654 } }));
+    const viaApi = (await api(board, 'w1', 'claim_task', { task_id: 987654 })).body;
+    expect(viaMcp).toEqual(viaApi);
+    await lead.close();
+    await worker.close();
+  });
+});
+
+describe('GET /status', () => {
+  it('gives aggregates only: no board text, no token, no audit row', async () => {
+    const marker = 'STATUS-LEAK-CANARY';
+    await api(board, 'lead', 'create_task', { title: marker, description: marker });
+    const answer = await raw({ path: '/status', headers: { host: `127.0.0.1:${board.port}` } });
+    expect(answer.status).toBe(200);
+    const body = JSON.parse(answer.body);
+    expect(Object.keys(body).sort()).toEqual(['active_agents', 'board', 'ok', 'server_time', 'tasks_by_status', 'version']);
+    expect(body.ok).toBe(true);
+    expect(body.board).toBe('Roundtable');
+    expect(Object.keys(body.tasks_by_status)).toEqual(['open', 'claimed', 'submitted', 'done', 'cancelled']);
+    expect(body.tasks_by_status.open).toBeGreaterThanOrEqual(1);
+    expect(body.active_agents).toBeGreaterThanOrEqual(1);
+    expect(answer.body).not.toContain(marker);
+    for (const t of Object.values(board.tokens)) expect(answer.body).not.toContain(t);
+  });
+
+  it('writes no audit row and is rate-limited per client IP at 60 a minute', async () => {
+    const Database = (await import('better-sqlite3')).default;
+    const count = () => {
+      const db = new Database(board.dbPath, { readonly: true });
+      try {
+        return (db.prepare('SELECT COUNT(*) AS n FROM audit_log').get() as { n: number }).n;
+      } finally {
+        db.close();
+      }
+    };
+    const before = count();
+    const statuses: number[] = [];
+    // One /status call was made by the previous test; the bucket holds 60.
+    for (let i = 0; i < 60; i++) statuses.push((await raw({ path: '/status', headers: { host: `127.0.0.1:${board.port}` } })).status);
+    expect(statuses.slice(0, 59).every((s) => s === 200)).toBe(true);
+    expect(statuses[59]).toBe(429);
+    expect(count()).toBe(before);
+  });
+});

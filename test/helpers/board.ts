@@ -1,0 +1,141 @@
+// Starts the real daemon process on a free loopback port with a temporary database and agents.json.
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ChildProcess } from 'node:child_process';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { spawnTracked, stopProcess } from './processes.js';
+
+export const ROOT = new URL('../../', import.meta.url).pathname;
+export const DAEMON_BIN = join(ROOT, 'daemon/bin/roundtable.js');
+
+export interface AgentSpec {
+  name: string;
+  role: 'leader' | 'worker';
+  skills?: string[];
+}
+
+export const DEFAULT_AGENTS: AgentSpec[] = [
+  { name: 'lead', role: 'leader' },
+  { name: 'w1', role: 'worker', skills: ['python', 'sql'] },
+  { name: 'w2', role: 'worker', skills: ['python'] },
+  { name: 'w3', role: 'worker' },
+];
+
+export interface StartOptions {
+  agents?: AgentSpec[];
+  env?: Record<string, string>;
+  /** Reuse a directory (and so its database and agents.json), e.g. for restart tests. */
+  dir?: string;
+  tokens?: Record<string, string>;
+}
+
+export interface TestBoard {
+  readonly url: string;
+  readonly port: number;
+  readonly dir: string;
+  readonly dbPath: string;
+  readonly tokens: Record<string, string>;
+  readonly process: ChildProcess;
+  output(): { stdout: string; stderr: string };
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+export function token(): string {
+  return `rt_test_${randomBytes(24).toString('base64url')}`;
+}
+
+export function writeAgentsFile(path: string, agents: AgentSpec[], tokens: Record<string, string>): void {
+  const file = {
+    agents: agents.map((a) => ({
+      name: a.name,
+      role: a.role,
+      skills: a.skills ?? [],
+      token_sha256: createHash('sha256').update(tokens[a.name]!).digest('hex'),
+    })),
+  };
+  writeFileSync(path, JSON.stringify(file), { mode: 0o600 });
+}
+
+/** The environment a daemon gets in tests: only what it needs, never the test runner's. */
+export function daemonEnv(dir: string, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    PATH: process.env['PATH'] ?? '/usr/bin:/bin',
+    ROUNDTABLE_HOST: '127.0.0.1',
+    ROUNDTABLE_PORT: '0',
+    ROUNDTABLE_DB_PATH: join(dir, 'board.db'),
+    ROUNDTABLE_AGENTS_CONFIG: join(dir, 'agents.json'),
+    ROUNDTABLE_RATE_LIMIT_PER_MINUTE: '100000',
+    ...extra,
+  };
+}
+
+export async function startBoard(options: StartOptions = {}): Promise<TestBoard> {
+  const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'roundtable-test-'));
+  const agents = options.agents ?? DEFAULT_AGENTS;
+  const tokens = options.tokens ?? Object.fromEntries(agents.map((a) => [a.name, token()]));
+  if (!options.dir || options.tokens === undefined) writeAgentsFile(join(dir, 'agents.json'), agents, tokens);
+  const env = daemonEnv(dir, options.env);
+  const child = spawnTracked(process.execPath, [DAEMON_BIN, 'run'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`daemon did not start in 20 s:\n${stderr}`)), 20_000);
+    const onData = () => {
+      const match = /listening on (https?:\/\/[^\s]+?)\/mcp/.exec(stdout);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]!);
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`daemon exited with ${code} before listening:\n${stderr}`));
+    });
+  });
+  return {
+    url,
+    port: Number(new URL(url).port),
+    dir,
+    dbPath: env['ROUNDTABLE_DB_PATH']!,
+    tokens,
+    process: child,
+    output: () => ({ stdout, stderr }),
+    stop: (signal) => stopProcess(child, signal),
+  };
+}
+
+export interface ApiAnswer<T = Record<string, unknown>> {
+  status: number;
+  body: T & { error?: { code: string; message: string; retry_after_s?: number } };
+  headers: Headers;
+}
+
+/** Calls a tool through the JSON API, as the bridge does. */
+export async function api<T = Record<string, any>>(board: TestBoard, agent: string | null, tool: string, args: unknown = {}): Promise<ApiAnswer<T>> {
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (agent !== null) headers['authorization'] = `Bearer ${board.tokens[agent] ?? agent}`;
+  const response = await fetch(`${board.url}/api/v1/tools/${tool}`, { method: 'POST', headers, body: JSON.stringify(args) });
+  return { status: response.status, body: (await response.json()) as ApiAnswer<T>['body'], headers: response.headers };
+}
+
+/** An MCP SDK client connected to /mcp with the agent's bearer token. */
+export async function mcpClient(board: TestBoard, agent: string): Promise<Client> {
+  const client = new Client({ name: 'roundtable-test', version: '0.0.0' });
+  const transport = new StreamableHTTPClientTransport(new URL(`${board.url}/mcp`), {
+    requestInit: { headers: { authorization: `Bearer ${board.tokens[agent] ?? agent}` } },
+  });
+  await client.connect(transport);
+  return client;
+}
+
+/** Parses the JSON text of an MCP tool result. */
+export function resultJson(result: unknown): any {
+  const content = (result as { content: Array<{ type: string; text: string }> }).content;
+  return JSON.parse(content[0]!.text);
+}
