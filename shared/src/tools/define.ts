@@ -34,9 +34,27 @@ export interface ListedTool {
   annotations: { title: string; readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean; openWorldHint: boolean };
 }
 
+/**
+ * Writes a nullable field as anyOf branches of one type each instead of `type: [T, "null"]`:
+ * clients that map schemas onto a single-type dialect (Gemini's function declarations) reject type arrays.
+ */
+function splitTypeArrays(node: unknown): void {
+  if (Array.isArray(node)) return node.forEach(splitTypeArrays);
+  if (!node || typeof node !== 'object') return;
+  const schema = node as Record<string, unknown>;
+  Object.values(schema).forEach(splitTypeArrays);
+  const type = schema['type'];
+  if (!Array.isArray(type)) return;
+  const { type: _type, description, ...constraints } = schema;
+  for (const key of Object.keys(schema)) delete schema[key];
+  if (description !== undefined) schema['description'] = description;
+  schema['anyOf'] = type.map((t: string) => (t === 'null' ? { type: 'null' } : { type: t, ...constraints }));
+}
+
 export function listedTool(tool: ToolDefinition): ListedTool {
   const jsonSchema = (schema: z.ZodObject, io: 'input' | 'output') => {
     const { $schema: _drop, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Record<string, unknown>;
+    splitTypeArrays(rest);
     return { ...rest, type: 'object' as const };
   };
   return {
