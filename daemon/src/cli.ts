@@ -31,24 +31,31 @@ function init(config: Config, json: boolean): void {
 }
 
 async function run(config: Config): Promise<void> {
-  const board = await startBoard(config);
-  process.stdout.write(`Roundtable ${VERSION} listening on ${board.url}/mcp (status: ${board.url}/status)\n`);
-  log.info('board started', { url: board.url, db: config.dbPath, agents: config.agentsConfigPath });
-  let stopping = false;
+  // Handlers go in before listening, so a signal that arrives during start-up still shuts down cleanly.
+  let stopRequested: string | undefined;
+  let board: Awaited<ReturnType<typeof startBoard>> | undefined;
   const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    log.info('shutting down', { signal });
-    board.close().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        log.error('shutdown failed', { error: String(error) });
-        process.exit(1);
-      },
-    );
+    if (stopRequested) return;
+    stopRequested = signal;
+    if (board) void shutdown(board, signal);
   };
   process.once('SIGINT', () => stop('SIGINT'));
   process.once('SIGTERM', () => stop('SIGTERM'));
+  board = await startBoard(config);
+  process.stdout.write(`Roundtable ${VERSION} listening on ${board.url}/mcp (status: ${board.url}/status)\n`);
+  log.info('board started', { url: board.url, db: config.dbPath, agents: config.agentsConfigPath });
+  if (stopRequested) await shutdown(board, stopRequested);
+}
+
+async function shutdown(board: { close(): Promise<void> }, signal: string): Promise<void> {
+  log.info('shutting down', { signal });
+  try {
+    await board.close();
+    process.exit(0);
+  } catch (error) {
+    log.error('shutdown failed', { error: String(error) });
+    process.exit(1);
+  }
 }
 
 async function main(argv: string[]): Promise<void> {
