@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
+import { IDEMPOTENCY_KEY_TTL_MS } from 'roundtable-shared';
 import { loadAgentsFile, type AgentDirectory } from './agents.js';
 import { createApp } from './app.js';
 import { Board } from './board/board.js';
@@ -45,6 +46,11 @@ export async function startBoard(config: Config): Promise<RunningBoard> {
     s.once('error', reject);
   });
   const port = (server.address() as AddressInfo).port;
+  // Idempotency keys are honoured for 24 hours; older responses are dropped hourly.
+  const purge = setInterval(() => {
+    store.purgeResponses(new Date(Date.now() - IDEMPOTENCY_KEY_TTL_MS).toISOString()).catch((error: unknown) => log.error('purging idempotency keys failed', { error: String(error) }));
+  }, 60 * 60_000);
+  purge.unref();
   const shownHost = config.host.includes(':') ? `[${config.host}]` : config.host;
   const url = `${tls ? 'https' : 'http'}://${shownHost}:${port}`;
 
@@ -52,6 +58,7 @@ export async function startBoard(config: Config): Promise<RunningBoard> {
     url,
     port,
     async close() {
+      clearInterval(purge);
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         // Idle keep-alive connections would hold close() open; in-flight requests still finish.

@@ -14,3 +14,7 @@ export const LIMITS = {
   listMax: 100,
   cursor: 200,
 } as const;
+
+/** An Idempotency-Key header on a mutating API call: 1-200 of these characters; kept for 24 hours. */
+export const IDEMPOTENCY_KEY_PATTERN = /^[A-Za-z0-9._:-]{1,200}$/;
+export const IDEMPOTENCY_KEY_TTL_MS = 24 * 60 * 60 * 1000;

@@ -2,6 +2,8 @@
 import {
   LIMITS,
   UNTRUSTED_CONTENT_WARNING,
+  type Message,
+  type Task,
   type ToolInput,
   type ToolOutput,
   type cancelTask,
@@ -18,7 +20,7 @@ import {
 } from 'roundtable-shared';
 import type { Agent, AgentDirectory } from '../agents.js';
 import { NotFound } from '../errors.js';
-import type { BoardStore } from '../store/store.js';
+import type { BoardStore, ResponseRecord } from '../store/store.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import {
   checkAssignee,
@@ -41,6 +43,26 @@ export interface BoardOptions {
 
 const warning = { untrusted_content_warning: UNTRUSTED_CONTENT_WARNING } as const;
 
+/** An idempotency key the caller sent with a mutation; the store records the response under it. */
+export interface IdempotencyClaim {
+  readonly agent: string;
+  readonly key: string;
+  readonly tool: string;
+  readonly requestHash: string;
+  readonly expiredBefore: string;
+}
+
+export interface CallContext {
+  readonly idempotency?: IdempotencyClaim;
+}
+
+function withRender<T>(ctx: CallContext, render: (result: T) => object): ResponseRecord<T> | undefined {
+  return ctx.idempotency && { ...ctx.idempotency, render: (result: T) => JSON.stringify(render(result)) };
+}
+
+const taskOutput = (task: Task) => ({ task, ...warning });
+const messageOutput = (message: Message) => ({ message, ...warning });
+
 export class Board {
   constructor(private readonly options: BoardOptions) {}
 
@@ -58,7 +80,7 @@ export class Board {
     return { agents: agents.map((a) => ({ name: a.name, role: a.role, skills: [...a.skills], last_seen: seen.get(a.name) ?? null })) };
   }
 
-  async createTask(agent: Agent, input: ToolInput<typeof createTask>): Promise<ToolOutput<typeof createTask>> {
+  async createTask(agent: Agent, input: ToolInput<typeof createTask>, ctx: CallContext = {}): Promise<ToolOutput<typeof createTask>> {
     requireLeader(agent, 'create tasks');
     if (input.assignee !== undefined) checkAssignee(this.options.agents().find(input.assignee), input.assignee);
     const task = await this.store.createTask({
@@ -67,8 +89,8 @@ export class Board {
       requiredSkills: [...new Set(input.required_skills ?? [])],
       assignee: input.assignee ?? null,
       createdBy: agent.name,
-    });
-    return { task, ...warning };
+    }, withRender(ctx, taskOutput));
+    return taskOutput(task);
   }
 
   async listTasks(agent: Agent, input: ToolInput<typeof listTasks>): Promise<ToolOutput<typeof listTasks>> {
@@ -92,36 +114,41 @@ export class Board {
     return { ...detail, ...warning };
   }
 
-  async claimTask(agent: Agent, input: ToolInput<typeof claimTask>): Promise<ToolOutput<typeof claimTask>> {
+  async claimTask(agent: Agent, input: ToolInput<typeof claimTask>, ctx: CallContext = {}): Promise<ToolOutput<typeof claimTask>> {
     requireWorker(agent, 'claim tasks');
-    const task = await this.store.claimTask(input.task_id, (t) => decideClaim(t, agent));
-    return { task, ...warning };
+    const task = await this.store.claimTask(input.task_id, (t) => decideClaim(t, agent), withRender(ctx, taskOutput));
+    return taskOutput(task);
   }
 
-  async releaseTask(agent: Agent, input: ToolInput<typeof releaseTask>): Promise<ToolOutput<typeof releaseTask>> {
-    const task = await this.store.releaseTask(input.task_id, (t) => decideRelease(t, agent));
-    return { task, ...warning };
+  async releaseTask(agent: Agent, input: ToolInput<typeof releaseTask>, ctx: CallContext = {}): Promise<ToolOutput<typeof releaseTask>> {
+    const task = await this.store.releaseTask(input.task_id, (t) => decideRelease(t, agent), withRender(ctx, taskOutput));
+    return taskOutput(task);
   }
 
-  async postMessage(agent: Agent, input: ToolInput<typeof postMessage>): Promise<ToolOutput<typeof postMessage>> {
-    const message = await this.store.postMessage(input.task_id, checkCanPost, { author: agent.name, kind: input.kind, text: input.text });
-    return { message, ...warning };
+  async postMessage(agent: Agent, input: ToolInput<typeof postMessage>, ctx: CallContext = {}): Promise<ToolOutput<typeof postMessage>> {
+    const message = await this.store.postMessage(
+      input.task_id,
+      checkCanPost,
+      { author: agent.name, kind: input.kind, text: input.text },
+      withRender(ctx, messageOutput),
+    );
+    return messageOutput(message);
   }
 
-  async submitResult(agent: Agent, input: ToolInput<typeof submitResult>): Promise<ToolOutput<typeof submitResult>> {
-    const task = await this.store.submitResult(input.task_id, (t) => decideSubmit(t, agent, input.result));
-    return { task, ...warning };
+  async submitResult(agent: Agent, input: ToolInput<typeof submitResult>, ctx: CallContext = {}): Promise<ToolOutput<typeof submitResult>> {
+    const task = await this.store.submitResult(input.task_id, (t) => decideSubmit(t, agent, input.result), withRender(ctx, taskOutput));
+    return taskOutput(task);
   }
 
-  async reviewTask(agent: Agent, input: ToolInput<typeof reviewTask>): Promise<ToolOutput<typeof reviewTask>> {
+  async reviewTask(agent: Agent, input: ToolInput<typeof reviewTask>, ctx: CallContext = {}): Promise<ToolOutput<typeof reviewTask>> {
     requireLeader(agent, 'review tasks');
-    const task = await this.store.reviewTask(input.task_id, (t) => decideReview(t, agent, input.verdict, input.note ?? null));
-    return { task, ...warning };
+    const task = await this.store.reviewTask(input.task_id, (t) => decideReview(t, agent, input.verdict, input.note ?? null), withRender(ctx, taskOutput));
+    return taskOutput(task);
   }
 
-  async cancelTask(agent: Agent, input: ToolInput<typeof cancelTask>): Promise<ToolOutput<typeof cancelTask>> {
+  async cancelTask(agent: Agent, input: ToolInput<typeof cancelTask>, ctx: CallContext = {}): Promise<ToolOutput<typeof cancelTask>> {
     requireLeader(agent, 'cancel tasks');
-    const task = await this.store.cancelTask(input.task_id, (t) => decideCancel(t, agent, input.reason ?? null));
-    return { task, ...warning };
+    const task = await this.store.cancelTask(input.task_id, (t) => decideCancel(t, agent, input.reason ?? null), withRender(ctx, taskOutput));
+    return taskOutput(task);
   }
 }

@@ -1,14 +1,20 @@
 // One entry point for every tool call from either face: rate limit, strict input parsing, the board call, the audit row.
-import { findTool, type ToolDefinition } from 'roundtable-shared';
+import { createHash } from 'node:crypto';
+import { findTool, IDEMPOTENCY_KEY_PATTERN, IDEMPOTENCY_KEY_TTL_MS, type ToolDefinition } from 'roundtable-shared';
 import type { z } from 'zod';
 import type { Agent } from '../agents.js';
 import { asBoardError, InvalidInput, NotFound, RateLimited } from '../errors.js';
 import { log } from '../log.js';
 import type { RateLimiter } from '../rate-limit.js';
-import type { BoardStore } from '../store/store.js';
-import type { Board } from './board.js';
+import { IdempotencyKeyTaken, type BoardStore } from '../store/store.js';
+import type { Board, CallContext, IdempotencyClaim } from './board.js';
 
-type Handler = (agent: Agent, input: never) => Promise<Record<string, unknown>>;
+type Handler = (agent: Agent, input: never, ctx: CallContext) => Promise<Record<string, unknown>>;
+
+export interface CallOptions {
+  /** From the Idempotency-Key header: a retried mutation with the same key is answered from the first response. */
+  readonly idempotencyKey?: string;
+}
 
 export interface ToolDispatcherOptions {
   readonly board: Board;
@@ -37,7 +43,7 @@ export class ToolDispatcher {
   }
 
   /** Runs one tool call for an authenticated agent; throws a BoardError, never anything else. */
-  async call(agent: Agent, toolName: string, args: unknown): Promise<Record<string, unknown>> {
+  async call(agent: Agent, toolName: string, args: unknown, options: CallOptions = {}): Promise<Record<string, unknown>> {
     const tool = findTool(toolName);
     const handler = this.handlers[toolName];
     const taskId = taskIdOf(args);
@@ -48,7 +54,24 @@ export class ToolDispatcher {
       const wait = this.options.limiter.take(agent.name);
       if (wait > 0) throw new RateLimited(wait);
       const input = parseInput(tool, args);
-      const output = await handler(agent, input as never);
+      const claim = options.idempotencyKey !== undefined && tool.mutates ? idempotencyClaim(agent, tool, input, options.idempotencyKey) : undefined;
+      if (claim) {
+        const replayed = await this.replay(claim);
+        if (replayed) {
+          outcome = 'replayed';
+          auditTaskId ??= taskIdOf(replayed['task']);
+          return replayed;
+        }
+      }
+      let output: Record<string, unknown>;
+      try {
+        output = await handler(agent, input as never, claim ? { idempotency: claim } : {});
+      } catch (error) {
+        // A concurrent request with the same key won; ours was rolled back, so answer with its response.
+        if (!(error instanceof IdempotencyKeyTaken) || !claim) throw error;
+        output = (await this.replay(claim))!;
+        outcome = 'replayed';
+      }
       auditTaskId ??= taskIdOf(output['task']);
       return output;
     } catch (error) {
@@ -62,6 +85,25 @@ export class ToolDispatcher {
         .catch((error: unknown) => log.error('audit write failed', { tool: toolName, error: String(error) }));
     }
   }
+
+  private async replay(claim: IdempotencyClaim): Promise<Record<string, unknown> | undefined> {
+    const stored = await this.options.store.findResponse(claim.agent, claim.key, claim.expiredBefore);
+    if (!stored) return undefined;
+    if (stored.requestHash !== claim.requestHash) {
+      throw new InvalidInput(
+        `Idempotency-Key "${claim.key}" was already used for a different call (${stored.tool}); send a fresh key with every new call, and the same key only when retrying the same call`,
+      );
+    }
+    return JSON.parse(stored.response) as Record<string, unknown>;
+  }
+}
+
+function idempotencyClaim(agent: Agent, tool: ToolDefinition, input: unknown, key: string): IdempotencyClaim {
+  if (!IDEMPOTENCY_KEY_PATTERN.test(key)) {
+    throw new InvalidInput('Idempotency-Key header: use 1-200 letters, digits, ".", "_", ":" or "-" (a UUID is ideal)');
+  }
+  const requestHash = createHash('sha256').update(`${tool.name}\n${JSON.stringify(input)}`).digest('hex');
+  return { agent: agent.name, key, tool: tool.name, requestHash, expiredBefore: new Date(Date.now() - IDEMPOTENCY_KEY_TTL_MS).toISOString() };
 }
 
 function parseInput(tool: ToolDefinition, args: unknown): z.infer<ToolDefinition['input']> {

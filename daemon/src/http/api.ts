@@ -17,7 +17,8 @@ export function apiRoutes(dispatcher: ToolDispatcher): Hono<{ Variables: AuthVar
         throw new InvalidInput('the request body is not valid JSON; send the tool arguments as a JSON object');
       }
     }
-    return c.json(await dispatcher.call(c.get('agent'), c.req.param('name'), args));
+    const idempotencyKey = c.req.header('idempotency-key');
+    return c.json(await dispatcher.call(c.get('agent'), c.req.param('name'), args, idempotencyKey === undefined ? {} : { idempotencyKey }));
   });
 
   return api;

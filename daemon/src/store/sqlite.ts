@@ -3,7 +3,20 @@ import Database from 'better-sqlite3';
 import { TASK_STATUSES, type Activity, type Message, type Review, type Task, type TaskStatus, type TaskSummary } from 'roundtable-shared';
 import { NotFound } from '../errors.js';
 import { migrate } from './migrate.js';
-import type { AuditRow, BoardStore, CheckTask, DecideChange, NewMessage, NewTask, TaskDetail, TaskPage, TaskQuery } from './store.js';
+import {
+  IdempotencyKeyTaken,
+  type AuditRow,
+  type BoardStore,
+  type CheckTask,
+  type DecideChange,
+  type NewMessage,
+  type NewTask,
+  type ResponseRecord,
+  type StoredResponse,
+  type TaskDetail,
+  type TaskPage,
+  type TaskQuery,
+} from './store.js';
 
 interface TaskRow {
   id: number;
@@ -69,10 +82,18 @@ export class SqliteStore implements BoardStore {
       insertAudit: db.prepare('INSERT INTO audit_log (at, agent, tool, task_id, outcome) VALUES (?, ?, ?, ?, ?)'),
       lastSeen: db.prepare('SELECT MAX(at) AS at FROM audit_log WHERE agent = ?').pluck(),
       countByStatus: db.prepare('SELECT status, COUNT(*) AS n FROM tasks GROUP BY status'),
+      findResponse: db.prepare(
+        'SELECT tool, request_hash AS requestHash, response, created_at AS createdAt FROM idempotency_keys WHERE agent = ? AND key = ? AND created_at >= ?',
+      ),
+      dropExpiredKey: db.prepare('DELETE FROM idempotency_keys WHERE agent = ? AND key = ? AND created_at < ?'),
+      insertResponse: db.prepare(
+        'INSERT INTO idempotency_keys (agent, key, tool, request_hash, response, created_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING',
+      ),
+      purgeResponses: db.prepare('DELETE FROM idempotency_keys WHERE created_at < ?'),
     };
   }
 
-  async createTask(task: NewTask): Promise<Task> {
+  async createTask(task: NewTask, record?: ResponseRecord<Task>): Promise<Task> {
     return this.db
       .transaction(() => {
         const at = now();
@@ -96,7 +117,7 @@ export class SqliteStore implements BoardStore {
           note: null,
           at,
         });
-        return toTask(this.stmt.getTask.get(id) as TaskRow);
+        return this.recordResponse(record, toTask(this.stmt.getTask.get(id) as TaskRow));
       })
       .immediate();
   }
@@ -151,24 +172,24 @@ export class SqliteStore implements BoardStore {
     return statement;
   }
 
-  claimTask(id: number, decide: DecideChange): Promise<Task> {
-    return this.transition(id, decide);
+  claimTask(id: number, decide: DecideChange, record?: ResponseRecord<Task>): Promise<Task> {
+    return this.transition(id, decide, record);
   }
-  releaseTask(id: number, decide: DecideChange): Promise<Task> {
-    return this.transition(id, decide);
+  releaseTask(id: number, decide: DecideChange, record?: ResponseRecord<Task>): Promise<Task> {
+    return this.transition(id, decide, record);
   }
-  submitResult(id: number, decide: DecideChange): Promise<Task> {
-    return this.transition(id, decide);
+  submitResult(id: number, decide: DecideChange, record?: ResponseRecord<Task>): Promise<Task> {
+    return this.transition(id, decide, record);
   }
-  reviewTask(id: number, decide: DecideChange): Promise<Task> {
-    return this.transition(id, decide);
+  reviewTask(id: number, decide: DecideChange, record?: ResponseRecord<Task>): Promise<Task> {
+    return this.transition(id, decide, record);
   }
-  cancelTask(id: number, decide: DecideChange): Promise<Task> {
-    return this.transition(id, decide);
+  cancelTask(id: number, decide: DecideChange, record?: ResponseRecord<Task>): Promise<Task> {
+    return this.transition(id, decide, record);
   }
 
   /** Reads the task, lets the rule decide, and writes the change with its history, all in one transaction. */
-  private async transition(id: number, decide: DecideChange): Promise<Task> {
+  private async transition(id: number, decide: DecideChange, record: ResponseRecord<Task> | undefined): Promise<Task> {
     return this.db
       .transaction(() => {
         const before = this.requireTask(id);
@@ -194,20 +215,38 @@ export class SqliteStore implements BoardStore {
           note: change.note ?? null,
           at,
         });
-        return toTask(this.stmt.getTask.get(id) as TaskRow);
+        return this.recordResponse(record, toTask(this.stmt.getTask.get(id) as TaskRow));
       })
       .immediate();
   }
 
-  async postMessage(id: number, check: CheckTask, message: NewMessage): Promise<Message> {
+  async postMessage(id: number, check: CheckTask, message: NewMessage, record?: ResponseRecord<Message>): Promise<Message> {
     return this.db
       .transaction(() => {
         check(this.requireTask(id));
         const at = now();
         const { lastInsertRowid } = this.stmt.insertMessage.run(id, message.author, message.kind, message.text, at);
-        return { id: Number(lastInsertRowid), task_id: id, author: message.author, kind: message.kind, text: message.text, created_at: at };
+        const posted: Message = { id: Number(lastInsertRowid), task_id: id, author: message.author, kind: message.kind, text: message.text, created_at: at };
+        return this.recordResponse(record, posted);
       })
       .immediate();
+  }
+
+  /** Inside the caller's transaction: records the response, or throws (rolling back) if the key is already taken. */
+  private recordResponse<T>(record: ResponseRecord<T> | undefined, result: T): T {
+    if (!record) return result;
+    this.stmt.dropExpiredKey.run(record.agent, record.key, record.expiredBefore);
+    const { changes } = this.stmt.insertResponse.run(record.agent, record.key, record.tool, record.requestHash, record.render(result), now());
+    if (changes === 0) throw new IdempotencyKeyTaken();
+    return result;
+  }
+
+  async findResponse(agent: string, key: string, expiredBefore: string): Promise<StoredResponse | undefined> {
+    return this.stmt.findResponse.get(agent, key, expiredBefore) as StoredResponse | undefined;
+  }
+
+  async purgeResponses(olderThan: string): Promise<number> {
+    return this.stmt.purgeResponses.run(olderThan).changes;
   }
 
   async appendAudit(row: AuditRow): Promise<void> {

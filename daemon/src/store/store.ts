@@ -64,16 +64,41 @@ export interface AuditRow {
   readonly outcome: string;
 }
 
+/** Asks a mutation to record its response under an idempotency key, in the same transaction. */
+export interface ResponseRecord<T> {
+  readonly agent: string;
+  readonly key: string;
+  readonly tool: string;
+  readonly requestHash: string;
+  /** Keys older than this (ISO time) are expired and may be reused. */
+  readonly expiredBefore: string;
+  readonly render: (result: T) => string;
+}
+
+export interface StoredResponse {
+  readonly tool: string;
+  readonly requestHash: string;
+  readonly response: string;
+  readonly createdAt: string;
+}
+
+/** Thrown when another request recorded the same idempotency key first; the mutation was rolled back. */
+export class IdempotencyKeyTaken extends Error {}
+
 export interface BoardStore {
-  createTask(task: NewTask): Promise<Task>;
+  createTask(task: NewTask, record?: ResponseRecord<Task>): Promise<Task>;
   getTask(id: number): Promise<TaskDetail | undefined>;
   listTasks(query: TaskQuery): Promise<TaskPage>;
-  claimTask(id: number, decide: DecideChange): Promise<Task>;
-  releaseTask(id: number, decide: DecideChange): Promise<Task>;
-  submitResult(id: number, decide: DecideChange): Promise<Task>;
-  reviewTask(id: number, decide: DecideChange): Promise<Task>;
-  cancelTask(id: number, decide: DecideChange): Promise<Task>;
-  postMessage(id: number, check: CheckTask, message: NewMessage): Promise<Message>;
+  claimTask(id: number, decide: DecideChange, record?: ResponseRecord<Task>): Promise<Task>;
+  releaseTask(id: number, decide: DecideChange, record?: ResponseRecord<Task>): Promise<Task>;
+  submitResult(id: number, decide: DecideChange, record?: ResponseRecord<Task>): Promise<Task>;
+  reviewTask(id: number, decide: DecideChange, record?: ResponseRecord<Task>): Promise<Task>;
+  cancelTask(id: number, decide: DecideChange, record?: ResponseRecord<Task>): Promise<Task>;
+  postMessage(id: number, check: CheckTask, message: NewMessage, record?: ResponseRecord<Message>): Promise<Message>;
+  /** The unexpired response recorded under (agent, key), if any. */
+  findResponse(agent: string, key: string, expiredBefore: string): Promise<StoredResponse | undefined>;
+  /** Deletes recorded responses older than the given time; returns how many. */
+  purgeResponses(olderThan: string): Promise<number>;
   appendAudit(row: AuditRow): Promise<void>;
   /** When each named agent last called a tool (absent if never). */
   lastSeen(names: readonly string[]): Promise<Map<string, string>>;
