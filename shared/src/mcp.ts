@@ -1,7 +1,7 @@
 // Serving the board's tools on an MCP server: the same list and the same result shapes wherever they are served.
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { ErrorBody } from './errors.js';
+
 import { listedTool, TOOLS, type ListedTool } from './tools/index.js';
 
 export const SERVER_INSTRUCTIONS =
@@ -21,14 +21,19 @@ export function successResult(output: Record<string, unknown>): CallToolResult {
 }
 
 /** Errors carry no structuredContent, so clients do not check them against the output schema. */
-export function errorResult(body: ErrorBody): CallToolResult {
+/** An error as it travels in a tool result: a board error, or a local one from the bridge with its own code. */
+export interface ToolErrorBody {
+  error: { code: string; message: string; [detail: string]: unknown };
+}
+
+export function errorResult(body: ToolErrorBody): CallToolResult {
   return { content: [{ type: 'text', text: JSON.stringify(body) }], isError: true };
 }
 
 export interface BoardToolHandlers {
   /** Runs a tool; resolves with its output or rejects with anything `toErrorBody` understands. */
   call(name: string, args: Record<string, unknown>): Promise<Record<string, unknown>>;
-  toErrorBody(error: unknown): ErrorBody;
+  toErrorBody(error: unknown): ToolErrorBody;
 }
 
 export function registerBoardTools(server: Server, handlers: BoardToolHandlers): void {

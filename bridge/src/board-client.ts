@@ -1,0 +1,164 @@
+// Calls the board's JSON API with ky: one request per tool call, bounded by a deadline, retried only when safe.
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import ky, { HTTPError, TimeoutError, type KyInstance } from 'ky';
+import { findTool, isErrorCode, type ErrorBody } from 'roundtable-shared';
+import type { BridgeConfig } from './config.js';
+import { BadResponse, CallTimeout, DaemonUnreachable } from './errors.js';
+import { log } from './log.js';
+
+/** A refusal from the board itself, carried as the board's own error body. */
+export class BoardRefusal extends Error {
+  constructor(readonly body: ErrorBody, readonly status: number) {
+    super(body.error.message);
+  }
+}
+
+export interface BoardClientOptions {
+  readonly config: BridgeConfig;
+  /** Returns the token; called lazily, and again after a 401 in case a new one was stored meanwhile. */
+  readonly token: (refresh: boolean) => Promise<string>;
+  readonly userAgent: string;
+}
+
+export interface CallOptions {
+  /** Overrides the configured timeout, e.g. for a call that waits on purpose. */
+  readonly timeoutMs?: number;
+}
+
+/** Pauses before reconnecting after a network failure: covers a daemon restart without hiding an outage. */
+const RECONNECT_DELAYS_MS = [150, 500, 1200];
+const GATEWAY_STATUSES = new Set([502, 503, 504]);
+
+export class BoardClient {
+  private readonly http: KyInstance;
+
+  constructor(private readonly options: BoardClientOptions) {
+    const dispatcher = options.config.caFile ? (caDispatcher(options.config.caFile) as object) : undefined;
+    this.http = ky.create({
+      prefixUrl: options.config.baseUrl,
+      retry: 0,
+      throwHttpErrors: true,
+      headers: { 'user-agent': options.userAgent },
+      ...(dispatcher && { dispatcher }),
+    } as Parameters<typeof ky.create>[0]);
+  }
+
+  /** Runs a tool on the board; resolves with its output, or rejects with a BoardRefusal or a BridgeError. */
+  async callTool(name: string, args: Record<string, unknown>, options: CallOptions = {}): Promise<Record<string, unknown>> {
+    const deadline = Date.now() + (options.timeoutMs ?? this.options.config.timeoutMs);
+    // A change is retried only under one idempotency key, so the board applies it at most once.
+    const idempotencyKey = findTool(name)?.mutates ? randomUUID() : undefined;
+    let reconnects = 0;
+    let rateLimitWaited = false;
+    let tokenRefreshed = false;
+    for (;;) {
+      const remaining = deadline - Date.now();
+      if (remaining <= 0) throw new CallTimeout(`the board did not answer ${name} within ${this.timeoutText(options)}`);
+      const token = await this.options.token(tokenRefreshed);
+      try {
+        return await this.http
+          .post(`api/v1/tools/${encodeURIComponent(name)}`, {
+            json: args,
+            timeout: remaining,
+            headers: { authorization: `Bearer ${token}`, ...(idempotencyKey && { 'idempotency-key': idempotencyKey }) },
+          })
+          .json<Record<string, unknown>>();
+      } catch (error) {
+        if (error instanceof TimeoutError) throw new CallTimeout(`the board did not answer ${name} within ${this.timeoutText(options)}`);
+        if (error instanceof HTTPError) {
+          const { status } = error.response;
+          if (GATEWAY_STATUSES.has(status) && reconnects < RECONNECT_DELAYS_MS.length) {
+            await pause(RECONNECT_DELAYS_MS[reconnects++]!, deadline);
+            continue;
+          }
+          const body = await errorBodyOf(error.response);
+          if (status === 401 && !tokenRefreshed) {
+            // Maybe `login` stored a new token since this one was read: look once more.
+            tokenRefreshed = true;
+            continue;
+          }
+          if (status === 401) {
+            throw new BoardRefusal(
+              { error: { code: 'unauthorized', message: `the board refused this agent's token. Run \`roundtable-bridge login --url ${this.options.config.baseUrl}\` to store a valid one` } },
+              status,
+            );
+          }
+          if (status === 429 && !rateLimitWaited) {
+            const waitMs = retryAfterMs(error.response, body);
+            if (waitMs !== undefined && Date.now() + waitMs < deadline) {
+              rateLimitWaited = true;
+              log.debug('rate limited; waiting as the board asked', { tool: name, wait_ms: waitMs });
+              await pause(waitMs, deadline);
+              continue;
+            }
+          }
+          throw new BoardRefusal(body, status);
+        }
+        if (isNetworkError(error)) {
+          if (reconnects < RECONNECT_DELAYS_MS.length) {
+            await pause(RECONNECT_DELAYS_MS[reconnects++]!, deadline);
+            continue;
+          }
+          throw new DaemonUnreachable(`the board at ${this.options.config.baseUrl} cannot be reached (${networkCause(error)})`);
+        }
+        throw error;
+      }
+    }
+  }
+
+  /** GET /status, for `roundtable-bridge status`. */
+  async status(): Promise<Record<string, unknown>> {
+    try {
+      return await this.http.get('status', { timeout: this.options.config.timeoutMs }).json();
+    } catch (error) {
+      if (error instanceof TimeoutError) throw new CallTimeout('the board did not answer /status in time');
+      if (isNetworkError(error)) throw new DaemonUnreachable(`the board at ${this.options.config.baseUrl} cannot be reached (${networkCause(error)})`);
+      throw error;
+    }
+  }
+
+  private timeoutText(options: CallOptions): string {
+    return `${(options.timeoutMs ?? this.options.config.timeoutMs) / 1000} s`;
+  }
+}
+
+async function errorBodyOf(response: Response): Promise<ErrorBody> {
+  const text = await response.text().catch(() => '');
+  try {
+    const body = JSON.parse(text) as ErrorBody;
+    if (body?.error && isErrorCode(body.error.code) && typeof body.error.message === 'string') return body;
+  } catch {
+    // fall through: not the board's JSON
+  }
+  throw new BadResponse(`the server answered HTTP ${response.status} without a board error body`);
+}
+
+function retryAfterMs(response: Response, body: ErrorBody): number | undefined {
+  const header = Number(response.headers.get('retry-after'));
+  const seconds = Number.isFinite(header) && header > 0 ? header : body.error.retry_after_s;
+  return seconds === undefined ? undefined : seconds * 1000;
+}
+
+function isNetworkError(error: unknown): boolean {
+  // fetch reports connection failures as a TypeError whose cause carries the system error code.
+  return error instanceof TypeError && (error as { cause?: unknown }).cause !== undefined;
+}
+
+function networkCause(error: unknown): string {
+  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+  return cause?.code ?? cause?.message ?? 'network error';
+}
+
+function pause(ms: number, deadline: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, Math.max(0, Math.min(ms, deadline - Date.now()))));
+}
+
+/** A private CA for the board's certificate (--ca); NODE_EXTRA_CA_CERTS works without this. */
+function caDispatcher(caFile: string): unknown {
+  const ca = readFileSync(caFile, 'utf8');
+  // undici is loaded only when a private CA is in use, keeping the usual start-up small.
+  const { Agent } = createRequire(import.meta.url)('undici') as typeof import('undici');
+  return new Agent({ connect: { ca } });
+}

@@ -1,0 +1,171 @@
+// The `roundtable-bridge` command: serve MCP over stdio (the default), login, logout, status.
+import { parseArgs } from 'node:util';
+import { BoardClient, BoardRefusal } from './board-client.js';
+import { loadBridgeConfig, type BridgeConfig } from './config.js';
+import { findToken, type FoundToken } from './credentials.js';
+import { BadConfig, BridgeError } from './errors.js';
+import { deleteTokenFromKeychain, KEYCHAIN_SERVICE, storeTokenInKeychain } from './keychain.js';
+import { log, setVerbose } from './log.js';
+import { serveStdio } from './serve.js';
+import { print, promptHidden, readAllStdin } from './terminal.js';
+import { VERSION } from './version.js';
+
+const HELP = `roundtable-bridge ${VERSION}: connect an MCP client to a Roundtable board over stdio
+
+Usage:
+  roundtable-bridge --url URL [--profile NAME] [--ca FILE] [--timeout S]
+      Serve the board's tools over stdio (what an agent app launches).
+  roundtable-bridge login --url URL [--profile NAME] [--token-stdin]
+      Check a token against the board and store it in the OS keychain.
+  roundtable-bridge logout --url URL [--profile NAME]
+      Remove the stored token.
+  roundtable-bridge status --url URL [--profile NAME]
+      Show the board, the agent, where the token comes from, and the round-trip time.
+
+Options:
+  --url URL        the board, https:// (http:// only to a loopback host); or set ROUNDTABLE_URL
+  --profile NAME   keychain account to use instead of the board's origin (several agents on one machine)
+  --ca FILE        PEM file of a private CA that signed the board's certificate (or NODE_EXTRA_CA_CERTS)
+  --timeout S      seconds to wait for the board per call (default 30)
+  --token-stdin    login: read the token from standard input instead of a hidden prompt
+  --verbose        debug lines on stderr
+
+The token is read, in order, from ROUNDTABLE_TOKEN, the OS keychain (service "${KEYCHAIN_SERVICE}"),
+then ROUNDTABLE_TOKEN_FILE (a file of mode 600). It is never taken from the command line.
+`;
+
+function clientFor(config: BridgeConfig, token: (refresh: boolean) => Promise<string>): BoardClient {
+  return new BoardClient({ config, token, userAgent: `roundtable-bridge/${VERSION}` });
+}
+
+async function serve(config: BridgeConfig): Promise<void> {
+  let found: Promise<FoundToken> | undefined;
+  // The token is looked up at the first tool call, so tools/list answers at once, and again after a 401.
+  const token = async (refresh: boolean) => {
+    if (refresh || !found) found = findToken(config.account);
+    try {
+      return (await found).token;
+    } catch (error) {
+      found = undefined;
+      throw error;
+    }
+  };
+  await serveStdio({ client: clientFor(config, token), version: VERSION });
+  log.debug('serving over stdio', { board: config.baseUrl });
+}
+
+async function login(config: BridgeConfig, tokenFromStdin: boolean): Promise<number> {
+  const token = (tokenFromStdin ? await readAllStdin() : await promptHidden(`Token for ${config.baseUrl}: `)).trim();
+  if (!token) throw new BadConfig('no token was given');
+  const client = clientFor(config, async () => token);
+  let me: Record<string, unknown>;
+  try {
+    me = await client.callTool('whoami', {});
+  } catch (error) {
+    if (error instanceof BoardRefusal && error.body.error.code === 'unauthorized') {
+      print(`That token is not valid for ${config.baseUrl}; nothing was stored. Check it with the board owner.`);
+      return 1;
+    }
+    throw error;
+  }
+  await storeTokenInKeychain(config.account, token);
+  print(`Logged in to ${config.baseUrl} as ${String(me['name'])} (${String(me['role'])}).`);
+  print(`The token is in the OS keychain (service "${KEYCHAIN_SERVICE}", account "${config.account}").`);
+  return 0;
+}
+
+async function logout(config: BridgeConfig): Promise<number> {
+  const removed = await deleteTokenFromKeychain(config.account);
+  print(removed ? `Removed the token for ${config.account} from the keychain.` : `No token was stored for ${config.account}.`);
+  return 0;
+}
+
+async function status(config: BridgeConfig): Promise<number> {
+  print(`board:    ${config.baseUrl}`);
+  print(`bridge:   roundtable-bridge ${VERSION}, node ${process.version}`);
+  let ok = true;
+  let found: FoundToken | undefined;
+  try {
+    found = await findToken(config.account);
+    print(`token:    from ${found.source}${found.source === 'keychain' ? ` (account "${config.account}")` : ''}`);
+  } catch (error) {
+    ok = false;
+    print(`token:    none usable: ${describe(error)}`);
+  }
+  const client = clientFor(config, async () => found?.token ?? '');
+  try {
+    const started = performance.now();
+    const board = await client.status();
+    const rtt = performance.now() - started;
+    print(`daemon:   reachable, ${rtt.toFixed(1)} ms round trip; ${String(board['board'])} version ${String(board['version'])}`);
+  } catch (error) {
+    ok = false;
+    print(`daemon:   not reachable: ${describe(error)}`);
+  }
+  if (found) {
+    try {
+      const me = await client.callTool('whoami', {});
+      print(`agent:    ${String(me['name'])} (${String(me['role'])})${(me['skills'] as string[]).length ? `, skills: ${(me['skills'] as string[]).join(', ')}` : ''}`);
+    } catch (error) {
+      ok = false;
+      print(`agent:    ${describe(error)}`);
+    }
+  }
+  return ok ? 0 : 1;
+}
+
+function describe(error: unknown): string {
+  if (error instanceof BridgeError) return `${error.message}. ${error.fix}`;
+  if (error instanceof BoardRefusal) return error.body.error.message;
+  return String((error as Error)?.message ?? error);
+}
+
+async function main(argv: string[]): Promise<number | undefined> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      url: { type: 'string' },
+      profile: { type: 'string' },
+      ca: { type: 'string' },
+      timeout: { type: 'string' },
+      'token-stdin': { type: 'boolean', default: false },
+      verbose: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h' },
+      version: { type: 'boolean', short: 'v' },
+    },
+  });
+  if (values.version) return print(VERSION), 0;
+  if (values.help) return print(HELP), 0;
+  setVerbose(values.verbose);
+  const command = positionals[0] ?? 'serve';
+  const config = loadBridgeConfig({ url: values.url, profile: values.profile, ca: values.ca, timeout: values.timeout });
+  switch (command) {
+    case 'serve':
+      await serve(config);
+      return undefined;
+    case 'login':
+      return login(config, values['token-stdin']);
+    case 'logout':
+      return logout(config);
+    case 'status':
+      return status(config);
+    default:
+      throw new BadConfig(`unknown command "${command}"`);
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    if (code !== undefined) process.exit(code);
+  },
+  (error: unknown) => {
+    const code = (error as { code?: string }).code;
+    if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' || code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
+      log.error(`${(error as Error).message}; run \`roundtable-bridge --help\``);
+    } else {
+      log.error(describe(error));
+    }
+    process.exit(1);
+  },
+);

@@ -1,0 +1,81 @@
+// Failures that happen in the bridge itself. They have their own codes and say how to fix them;
+// they are never dressed up as board errors.
+
+export const BRIDGE_ERROR_CODES = [
+  'bad_config',
+  'no_credential',
+  'keychain_unavailable',
+  'keychain_locked',
+  'keychain_timeout',
+  'token_file_insecure',
+  'daemon_unreachable',
+  'timeout',
+  'bad_response',
+] as const;
+export type BridgeErrorCode = (typeof BRIDGE_ERROR_CODES)[number];
+
+export abstract class BridgeError extends Error {
+  abstract readonly code: BridgeErrorCode;
+  /** What the user can do about it. */
+  abstract readonly fix: string;
+  /** The body of an MCP error result: marked as coming from the bridge, not the board. */
+  toBody() {
+    return { error: { code: this.code, message: `${this.message}. ${this.fix}`, source: 'bridge' as const } };
+  }
+}
+
+export class BadConfig extends BridgeError {
+  readonly code = 'bad_config' as const;
+  readonly fix = 'Run `roundtable-bridge --help` for the options';
+}
+
+export class NoCredential extends BridgeError {
+  readonly code = 'no_credential' as const;
+  constructor(readonly account: string) {
+    super(`no token for ${account}: none in ROUNDTABLE_TOKEN, the keychain, or ROUNDTABLE_TOKEN_FILE`);
+  }
+  get fix() {
+    return 'Run `roundtable-bridge login --url <board URL>` to store this agent\'s token in the keychain';
+  }
+}
+
+export class KeychainUnavailable extends BridgeError {
+  readonly code = 'keychain_unavailable' as const;
+  readonly fix =
+    'Start a Secret Service (on Linux: gnome-keyring or KeePassXC in a desktop or D-Bus session), or on a headless machine set ROUNDTABLE_TOKEN, or ROUNDTABLE_TOKEN_FILE pointing to a mode-600 file';
+}
+
+export class KeychainLocked extends BridgeError {
+  readonly code = 'keychain_locked' as const;
+  readonly fix = 'Unlock your keyring (log in to the desktop session, or `gnome-keyring-daemon --unlock`), or set ROUNDTABLE_TOKEN for this process';
+}
+
+export class KeychainTimeout extends BridgeError {
+  readonly code = 'keychain_timeout' as const;
+  readonly fix = 'The Secret Service is not answering: restart it (e.g. `pkill gnome-keyring-daemon` and log in again), or set ROUNDTABLE_TOKEN';
+}
+
+export class TokenFileInsecure extends BridgeError {
+  readonly code = 'token_file_insecure' as const;
+  constructor(readonly path: string, mode: number) {
+    super(`ROUNDTABLE_TOKEN_FILE ${path} has mode ${(mode & 0o777).toString(8)}; it must be readable by you alone (600)`);
+  }
+  get fix() {
+    return `Run \`chmod 600 ${this.path}\``;
+  }
+}
+
+export class DaemonUnreachable extends BridgeError {
+  readonly code = 'daemon_unreachable' as const;
+  readonly fix = 'Check that the board is running (`roundtable-bridge status`) and that the URL is right; this call can be retried once it is back';
+}
+
+export class CallTimeout extends BridgeError {
+  readonly code = 'timeout' as const;
+  readonly fix = 'The board may be overloaded; retry the call. A retried change is applied at most once';
+}
+
+export class BadResponse extends BridgeError {
+  readonly code = 'bad_response' as const;
+  readonly fix = 'Check that --url points at a Roundtable board (and not at a proxy error page)';
+}

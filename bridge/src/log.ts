@@ -1,0 +1,19 @@
+// The bridge's logger. stdout carries only MCP, so every log line goes to stderr. Never pass it a token.
+
+let verbose = process.env['ROUNDTABLE_BRIDGE_DEBUG'] === '1';
+
+export function setVerbose(on: boolean): void {
+  verbose = on;
+}
+
+function write(level: string, msg: string, fields?: Record<string, unknown>): void {
+  const extra = fields && Object.keys(fields).length ? ` ${JSON.stringify(fields)}` : '';
+  process.stderr.write(`roundtable-bridge ${level}: ${msg}${extra}\n`);
+}
+
+export const log = {
+  debug: (msg: string, fields?: Record<string, unknown>) => verbose && write('debug', msg, fields),
+  info: (msg: string, fields?: Record<string, unknown>) => write('info', msg, fields),
+  warn: (msg: string, fields?: Record<string, unknown>) => write('warn', msg, fields),
+  error: (msg: string, fields?: Record<string, unknown>) => write('error', msg, fields),
+};
