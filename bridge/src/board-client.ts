@@ -5,7 +5,7 @@ import { createRequire } from 'node:module';
 import ky, { HTTPError, TimeoutError, type KyInstance } from 'ky';
 import { findTool, isErrorCode, type ErrorBody } from 'roundtable-shared';
 import type { BridgeConfig } from './config.js';
-import { BadResponse, CallTimeout, DaemonUnreachable } from './errors.js';
+import { BadResponse, CallTimeout, DaemonUnreachable, TlsUntrusted } from './errors.js';
 import { log } from './log.js';
 
 /** A refusal from the board itself, carried as the board's own error body. */
@@ -30,6 +30,9 @@ export interface CallOptions {
 /** Pauses before reconnecting after a network failure: covers a daemon restart without hiding an outage. */
 const RECONNECT_DELAYS_MS = [150, 500, 1200];
 const GATEWAY_STATUSES = new Set([502, 503, 504]);
+/** Failures worth a reconnect: the daemon is restarting or a kept-alive connection went stale. */
+const TRANSIENT_FAILURE = /^(ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|EAI_AGAIN|UND_ERR_SOCKET|UND_ERR_CONNECT_TIMEOUT|UND_ERR_CLOSED)$/;
+const TLS_FAILURE = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ERR_TLS|HOSTNAME|ALTNAME/;
 
 export class BoardClient {
   private readonly http: KyInstance;
@@ -97,11 +100,13 @@ export class BoardClient {
           throw new BoardRefusal(body, status);
         }
         if (isNetworkError(error)) {
-          if (reconnects < RECONNECT_DELAYS_MS.length) {
+          const cause = networkCause(error);
+          if (TLS_FAILURE.test(cause)) throw new TlsUntrusted(`the board's TLS certificate could not be verified (${cause})`);
+          if (TRANSIENT_FAILURE.test(cause) && reconnects < RECONNECT_DELAYS_MS.length) {
             await pause(RECONNECT_DELAYS_MS[reconnects++]!, deadline);
             continue;
           }
-          throw new DaemonUnreachable(`the board at ${this.options.config.baseUrl} cannot be reached (${networkCause(error)})`);
+          throw new DaemonUnreachable(`the board at ${this.options.config.baseUrl} cannot be reached (${cause})`);
         }
         throw error;
       }
@@ -114,7 +119,11 @@ export class BoardClient {
       return await this.http.get('status', { timeout: this.options.config.timeoutMs }).json();
     } catch (error) {
       if (error instanceof TimeoutError) throw new CallTimeout('the board did not answer /status in time');
-      if (isNetworkError(error)) throw new DaemonUnreachable(`the board at ${this.options.config.baseUrl} cannot be reached (${networkCause(error)})`);
+      if (isNetworkError(error)) {
+        const cause = networkCause(error);
+        if (TLS_FAILURE.test(cause)) throw new TlsUntrusted(`the board's TLS certificate could not be verified (${cause})`);
+        throw new DaemonUnreachable(`the board at ${this.options.config.baseUrl} cannot be reached (${cause})`);
+      }
       throw error;
     }
   }

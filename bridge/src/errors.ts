@@ -9,6 +9,7 @@ export const BRIDGE_ERROR_CODES = [
   'keychain_timeout',
   'token_file_insecure',
   'daemon_unreachable',
+  'tls_untrusted',
   'timeout',
   'bad_response',
 ] as const;
@@ -68,6 +69,11 @@ export class TokenFileInsecure extends BridgeError {
 export class DaemonUnreachable extends BridgeError {
   readonly code = 'daemon_unreachable' as const;
   readonly fix = 'Check that the board is running (`roundtable-bridge status`) and that the URL is right; this call can be retried once it is back';
+}
+
+export class TlsUntrusted extends BridgeError {
+  readonly code = 'tls_untrusted' as const;
+  readonly fix = "If the board uses a private CA, pass --ca FILE (or set NODE_EXTRA_CA_CERTS) with the CA's PEM; never disable verification";
 }
 
 export class CallTimeout extends BridgeError {

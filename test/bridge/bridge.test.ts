@@ -1,0 +1,119 @@
+// The stdio bridge end to end: the same tools as /mcp, the whole flow, errors, stdin close and signals.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mcpClient, startBoard, type TestBoard } from '../helpers/board.js';
+import { body, BRIDGE_BIN, bridgeEnv, isAlive, startBridge, type BridgeSession } from '../helpers/bridge.js';
+import { spawnTracked, stopProcess } from '../helpers/processes.js';
+
+let board: TestBoard;
+const outputs: string[] = [];
+
+beforeAll(async () => {
+  board = await startBoard();
+});
+afterAll(async () => {
+  await board.stop();
+  // No token in anything the bridges printed.
+  const all = outputs.join('\n');
+  for (const token of Object.values(board.tokens)) expect(all).not.toContain(token);
+});
+
+async function bridgeFor(agent: string, extraArgs: string[] = []): Promise<BridgeSession> {
+  return startBridge({ args: ['--url', board.url, ...extraArgs], env: bridgeEnv({ ROUNDTABLE_TOKEN: board.tokens[agent]! }) });
+}
+
+async function done(session: BridgeSession): Promise<void> {
+  await session.close();
+  outputs.push(session.stderr());
+}
+
+describe('tools/list', () => {
+  it('is identical to the daemon /mcp list: names, descriptions, schemas', async () => {
+    const bridge = await bridgeFor('w1');
+    const direct = await mcpClient(board, 'w1');
+    try {
+      const viaBridge = await bridge.client.listTools();
+      const viaHttp = await direct.listTools();
+      expect(viaBridge.tools).toHaveLength(11);
+      expect(viaBridge).toEqual(viaHttp);
+      expect(bridge.client.getInstructions()).toBe(direct.getInstructions());
+    } finally {
+      await direct.close();
+      await done(bridge);
+    }
+  });
+});
+
+describe('a whole flow through two bridges', () => {
+  it('leader creates, worker claims, posts, submits; leader reviews; errors come back as board errors', async () => {
+    const leader = await bridgeFor('lead');
+    const worker = await bridgeFor('w1');
+    try {
+      await leader.client.listTools();
+      await worker.client.listTools();
+      const created = await leader.client.callTool({ name: 'create_task', arguments: { title: 'through the bridge', required_skills: ['python'] } });
+      expect(created.isError).toBeFalsy();
+      const id = (created.structuredContent as { task: { id: number } }).task.id;
+      const claimable = await worker.client.callTool({ name: 'list_tasks', arguments: { claimable_by_me: true } });
+      expect(body(claimable).tasks.map((t: { id: number }) => t.id)).toContain(id);
+      expect((await worker.client.callTool({ name: 'claim_task', arguments: { task_id: id } })).isError).toBeFalsy();
+      await worker.client.callTool({ name: 'post_message', arguments: { task_id: id, kind: 'progress', text: 'working' } });
+      await worker.client.callTool({ name: 'submit_result', arguments: { task_id: id, result: 'done it' } });
+      const reviewed = await leader.client.callTool({ name: 'review_task', arguments: { task_id: id, verdict: 'approve' } });
+      expect(body(reviewed).task.status).toBe('done');
+
+      const refused = await worker.client.callTool({ name: 'cancel_task', arguments: { task_id: id } });
+      expect(refused.isError).toBe(true);
+      expect(refused.structuredContent).toBeUndefined();
+      expect(body(refused).error.code).toBe('forbidden');
+      const spoof = await worker.client.callTool({ name: 'whoami', arguments: { agent_name: 'lead' } });
+      expect(body(spoof).error.code).toBe('invalid_input');
+      const detail = body(await worker.client.callTool({ name: 'get_task', arguments: { task_id: id } }));
+      expect(detail.history.map((h: { action: string }) => h.action)).toEqual(['created', 'claimed', 'submitted', 'approved']);
+      expect(detail.untrusted_content_warning).toBeTruthy();
+    } finally {
+      await done(leader);
+      await done(worker);
+    }
+  });
+
+  it('a wrong token gets an error that says to run roundtable-bridge login', async () => {
+    const bridge = await startBridge({ args: ['--url', board.url], env: bridgeEnv({ ROUNDTABLE_TOKEN: 'rt_not_a_valid_token_at_all' }) });
+    try {
+      const result = await bridge.client.callTool({ name: 'whoami', arguments: {} });
+      expect(result.isError).toBe(true);
+      expect(body(result).error.code).toBe('unauthorized');
+      expect(body(result).error.message).toContain('roundtable-bridge login');
+      expect(bridge.stderr()).not.toContain('rt_not_a_valid_token_at_all');
+    } finally {
+      await done(bridge);
+    }
+  });
+});
+
+describe('process lifetime', () => {
+  it('exits cleanly when stdin closes', async () => {
+    const bridge = await bridgeFor('w2');
+    await bridge.client.callTool({ name: 'whoami', arguments: {} });
+    await bridge.close();
+    expect(isAlive(bridge.pid)).toBe(false);
+  });
+
+  it.each(['SIGTERM', 'SIGINT'] as const)('exits with code 0 on %s', async (signal) => {
+    const child = spawnTracked(process.execPath, [BRIDGE_BIN, '--url', board.url], { env: bridgeEnv({ ROUNDTABLE_TOKEN: board.tokens['w2']! }), stdio: ['pipe', 'pipe', 'pipe'] });
+    const firstLine = new Promise<string>((resolve) => child.stdout!.once('data', (d: Buffer) => resolve(d.toString())));
+    child.stdin!.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '0' } } })}\n`);
+    expect(JSON.parse(await firstLine).result.serverInfo.name).toBe('roundtable');
+    expect(await stopProcess(child, signal)).toBe(0);
+  });
+
+  it('refuses plain http:// to a non-loopback host, naming the rule', async () => {
+    const { execFile } = await import('node:child_process');
+    const result = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
+      execFile(process.execPath, [BRIDGE_BIN, '--url', 'http://board.example.com'], { env: bridgeEnv({ ROUNDTABLE_TOKEN: 'x' }) }, (error, _out, stderr) =>
+        resolve({ code: error ? (error as { code: number }).code : 0, stderr }),
+      );
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('http:// is allowed only to a loopback host');
+  });
+});

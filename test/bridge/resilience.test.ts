@@ -1,0 +1,214 @@
+// The bridge when things go wrong: daemon down or restarting, lost responses, 429, timeouts, TLS.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { api, startBoard, token } from '../helpers/board.js';
+import { body, bridgeEnv, startBridge } from '../helpers/bridge.js';
+import { freePort, readBody, standInServer } from '../helpers/net.js';
+
+describe('daemon unreachable or restarting', () => {
+  it('answers an error within the timeout, and the same bridge serves again once the daemon is up', async () => {
+    const port = await freePort();
+    const tokens = { lead: token(), w1: token(), w2: token(), w3: token() };
+    const bridge = await startBridge({
+      args: ['--url', `http://127.0.0.1:${port}`, '--timeout', '10'],
+      env: bridgeEnv({ ROUNDTABLE_TOKEN: tokens.w1 }),
+    });
+    try {
+      const started = Date.now();
+      const down = await bridge.client.callTool({ name: 'whoami', arguments: {} });
+      const elapsed = Date.now() - started;
+      expect(down.isError).toBe(true);
+      expect(body(down).error).toMatchObject({ code: 'daemon_unreachable', source: 'bridge' });
+      expect(body(down).error.message).toMatch(/cannot be reached \(ECONNREFUSED\).*roundtable-bridge status/);
+      expect(elapsed).toBeLessThan(10_000);
+
+      const board = await startBoard({ tokens, env: { ROUNDTABLE_PORT: String(port) } });
+      try {
+        const up = await bridge.client.callTool({ name: 'whoami', arguments: {} });
+        expect(body(up).name).toBe('w1');
+        // A restart: the call made while it is down succeeds once it is back within the reconnect window.
+        await board.stop();
+        const during = bridge.client.callTool({ name: 'list_tasks', arguments: {} });
+        const again = await startBoard({ dir: board.dir, tokens, env: { ROUNDTABLE_PORT: String(port) } });
+        try {
+          const result = await during;
+          expect(result.isError, JSON.stringify(result)).toBeFalsy();
+          expect(body(result).tasks).toEqual([]);
+        } finally {
+          await again.stop();
+        }
+      } finally {
+        await board.stop();
+      }
+    } finally {
+      await bridge.close();
+    }
+    expect(bridge.stderr()).not.toContain(tokens.w1);
+  });
+});
+
+describe('retries without duplicates', () => {
+  it('a create_task whose response is lost is retried with the same key and makes one task', async () => {
+    const board = await startBoard();
+    const target = new URL(board.url);
+    const seenKeys: string[] = [];
+    let dropped = 0;
+    // A loopback proxy that loses the first create_task response after the daemon has applied it.
+    const proxy = await standInServer(async (req, res) => {
+      const text = await readBody(req);
+      const upstream = httpRequest(
+        { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: { ...req.headers, host: target.host } },
+        (answer) => {
+          let reply = '';
+          answer.on('data', (d: Buffer) => (reply += d.toString()));
+          answer.on('end', () => {
+            if (req.url?.endsWith('/create_task')) seenKeys.push(String(req.headers['idempotency-key']));
+            if (req.url?.endsWith('/create_task') && dropped === 0) {
+              dropped++;
+              res.socket?.destroy();
+              return;
+            }
+            res.writeHead(answer.statusCode!, answer.headers);
+            res.end(reply);
+          });
+        },
+      );
+      upstream.end(text);
+    });
+    const bridge = await startBridge({ args: ['--url', proxy.url], env: bridgeEnv({ ROUNDTABLE_TOKEN: board.tokens['lead']! }) });
+    try {
+      const result = await bridge.client.callTool({ name: 'create_task', arguments: { title: 'exactly once' } });
+      expect(result.isError, JSON.stringify(result)).toBeFalsy();
+      expect(dropped).toBe(1);
+      expect(seenKeys).toHaveLength(2);
+      expect(seenKeys[0]).toBe(seenKeys[1]);
+      expect(seenKeys[0]).toMatch(/^[0-9a-f-]{36}$/);
+      const tasks = (await api(board, 'lead', 'list_tasks', { limit: 100 })).body.tasks.filter((t: { title: string }) => t.title === 'exactly once');
+      expect(tasks).toHaveLength(1);
+      expect(body(result).task.id).toBe(tasks[0].id);
+    } finally {
+      await bridge.close();
+      await proxy.close();
+      await board.stop();
+    }
+  });
+
+  it('read-only calls carry no idempotency key', async () => {
+    const keys: Array<string | undefined> = [];
+    const standIn = await standInServer((req, res) => {
+      keys.push(req.headers['idempotency-key'] as string | undefined);
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ name: 'x', role: 'worker', skills: [], board: 'b' }));
+    });
+    const bridge = await startBridge({ args: ['--url', standIn.url], env: bridgeEnv({ ROUNDTABLE_TOKEN: token() }) });
+    try {
+      await bridge.client.callTool({ name: 'whoami', arguments: {} });
+      expect(keys).toEqual([undefined]);
+    } finally {
+      await bridge.close();
+      await standIn.close();
+    }
+  });
+});
+
+describe('rate limits and timeouts (stand-in servers on loopback)', () => {
+  it('429 is retried once after Retry-After, then reported', async () => {
+    const times: number[] = [];
+    let limitEveryCall = false;
+    const standIn = await standInServer((_req, res) => {
+      times.push(Date.now());
+      if (times.length === 1 || limitEveryCall) {
+        res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '1' });
+        res.end(JSON.stringify({ error: { code: 'rate_limited', message: 'too many tool calls; retry in 1 s', retry_after_s: 1 } }));
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ name: 'x', role: 'worker', skills: [], board: 'b' }));
+    });
+    const bridge = await startBridge({ args: ['--url', standIn.url], env: bridgeEnv({ ROUNDTABLE_TOKEN: token() }) });
+    try {
+      const ok = await bridge.client.callTool({ name: 'whoami', arguments: {} });
+      expect(ok.isError).toBeFalsy();
+      expect(times).toHaveLength(2);
+      expect(times[1]! - times[0]!).toBeGreaterThanOrEqual(950);
+      limitEveryCall = true;
+      times.length = 0;
+      const limited = await bridge.client.callTool({ name: 'whoami', arguments: {} });
+      expect(limited.isError).toBe(true);
+      expect(body(limited).error.code).toBe('rate_limited');
+      expect(times).toHaveLength(2);
+    } finally {
+      await bridge.close();
+      await standIn.close();
+    }
+  });
+
+  it('a board that never answers gives a timeout error within --timeout', async () => {
+    const standIn = await standInServer(() => {
+      /* never answers */
+    });
+    const bridge = await startBridge({ args: ['--url', standIn.url, '--timeout', '1'], env: bridgeEnv({ ROUNDTABLE_TOKEN: token() }) });
+    try {
+      const started = Date.now();
+      const result = await bridge.client.callTool({ name: 'create_task', arguments: { title: 't' } });
+      expect(Date.now() - started).toBeLessThan(2_500);
+      expect(body(result).error).toMatchObject({ code: 'timeout', source: 'bridge' });
+      expect(body(result).error.message).toContain('within 1 s');
+    } finally {
+      await bridge.close();
+      await standIn.close();
+    }
+  });
+
+  it('a proxy error page is reported as a bad response, not as a board error', async () => {
+    const standIn = await standInServer((_req, res) => {
+      res.writeHead(500, { 'content-type': 'text/html' });
+      res.end('<html>oops</html>');
+    });
+    const bridge = await startBridge({ args: ['--url', standIn.url], env: bridgeEnv({ ROUNDTABLE_TOKEN: token() }) });
+    try {
+      const result = await bridge.client.callTool({ name: 'whoami', arguments: {} });
+      expect(body(result).error).toMatchObject({ code: 'bad_response', source: 'bridge' });
+    } finally {
+      await bridge.close();
+      await standIn.close();
+    }
+  });
+});
+
+describe('HTTPS', () => {
+  it('verifies certificates: a private CA works with --ca or NODE_EXTRA_CA_CERTS, and is refused without', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'roundtable-tls-'));
+    const cert = join(dir, 'cert.pem');
+    const key = join(dir, 'key.pem');
+    execFileSync('openssl', [
+      'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1',
+      '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost', '-keyout', key, '-out', cert,
+    ], { stdio: 'ignore' });
+    const board = await startBoard({ env: { ROUNDTABLE_TLS_CERT: cert, ROUNDTABLE_TLS_KEY: key } });
+    expect(board.url).toMatch(/^https:\/\//);
+    try {
+      const withCa = await startBridge({ args: ['--url', board.url, '--ca', cert], env: bridgeEnv({ ROUNDTABLE_TOKEN: board.tokens['w1']! }) });
+      expect(body(await withCa.client.callTool({ name: 'whoami', arguments: {} })).name).toBe('w1');
+      await withCa.close();
+
+      const withEnv = await startBridge({ args: ['--url', board.url], env: bridgeEnv({ ROUNDTABLE_TOKEN: board.tokens['w1']!, NODE_EXTRA_CA_CERTS: cert }) });
+      expect(body(await withEnv.client.callTool({ name: 'whoami', arguments: {} })).name).toBe('w1');
+      await withEnv.close();
+
+      const without = await startBridge({ args: ['--url', board.url, '--timeout', '5'], env: bridgeEnv({ ROUNDTABLE_TOKEN: board.tokens['w1']! }) });
+      const refused = await without.client.callTool({ name: 'whoami', arguments: {} });
+      expect(refused.isError).toBe(true);
+      expect(body(refused).error.message).toMatch(/SELF_SIGNED|CERT|certificate/i);
+      expect(body(refused).error).toMatchObject({ code: 'tls_untrusted', source: 'bridge' });
+      expect(body(refused).error.message).toContain('--ca FILE');
+      await without.close();
+    } finally {
+      await board.stop();
+    }
+  });
+});

@@ -1,0 +1,71 @@
+// Spawns the real bridge process over stdio with an explicit environment, and connects the MCP SDK client to it.
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ROOT } from './board.js';
+
+export const BRIDGE_BIN = join(ROOT, 'bridge/bin/roundtable-bridge.js');
+
+/** The environment a bridge gets in tests: PATH, the D-Bus session if any, and what the test adds. */
+export function bridgeEnv(extra: Record<string, string> = {}): Record<string, string> {
+  const env: Record<string, string> = { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: process.env['HOME'] ?? '/root' };
+  const bus = process.env['DBUS_SESSION_BUS_ADDRESS'];
+  if (bus) env['DBUS_SESSION_BUS_ADDRESS'] = bus;
+  return { ...env, ...extra };
+}
+
+export interface BridgeSession {
+  readonly client: Client;
+  readonly pid: number;
+  stderr(): string;
+  /** Closes stdin and waits until the bridge process has exited. */
+  close(): Promise<void>;
+}
+
+export async function startBridge(options: { args: string[]; env: Record<string, string>; bin?: string }): Promise<BridgeSession> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [options.bin ?? BRIDGE_BIN, ...options.args],
+    env: options.env,
+    stderr: 'pipe',
+  });
+  let stderr = '';
+  transport.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+  const client = new Client({ name: 'roundtable-bridge-test', version: '0.0.0' });
+  await client.connect(transport);
+  const pid = transport.pid!;
+  return {
+    client,
+    pid,
+    stderr: () => stderr,
+    async close() {
+      await client.close();
+      await waitForExit(pid);
+    },
+  };
+}
+
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export async function waitForExit(pid: number, timeoutMs = 5_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (isAlive(pid)) {
+    if (Date.now() > until) {
+      process.kill(pid, 'SIGKILL');
+      throw new Error(`bridge ${pid} still running ${timeoutMs} ms after its stdin closed`);
+    }
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** Parses the JSON text of a tool result. */
+export function body(result: unknown): any {
+  return JSON.parse((result as { content: Array<{ text: string }> }).content[0]!.text);
+}
