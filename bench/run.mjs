@@ -1,0 +1,780 @@
+// Roundtable benchmarks: `npm run bench` (= npm run build && node --expose-gc bench/run.mjs).
+//
+// Sections (run in this order; name some on the command line to run only those, e.g. `node bench/run.mjs list_tasks`):
+//   get_task    get_task calls/s through the daemon's JSON API vs a bare Hono + better-sqlite3 route (bench/bare-server.mjs)
+//   claim_task  claim_task calls/s, same comparison, every request claiming a different open task
+//   list_tasks  list_tasks latency (p50/p99) at 100,000 tasks, sequential requests through the daemon's API
+// Each section is one async function that starts its own servers on 127.0.0.1 over its own seeded database copy,
+// measures, stops them, and adds rows to the shared report; adding a section means adding a function to SECTIONS.
+//
+// Knobs (environment): BENCH_CONCURRENCY (16), BENCH_WARMUP_MS (1000), BENCH_DURATION_MS (5000),
+// BENCH_LIST_TASKS (100000), BENCH_LIST_ITERATIONS (300), BENCH_RATE_LIMIT (100000, the daemon's maximum),
+// BENCH_DAEMON_NODE_ARGS / BENCH_BARE_NODE_ARGS (extra node flags for the daemon / the bare server,
+// e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to see where a server spends its time).
+import { execFileSync, spawn } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { closeSync, copyFileSync, existsSync, fsyncSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
+import { encodeCursor } from '../daemon/dist/board/cursor.js';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const DAEMON_BIN = join(ROOT, 'daemon/bin/roundtable.js');
+const BARE_SERVER = join(ROOT, 'bench/bare-server.mjs');
+const MIGRATIONS_DIR = join(ROOT, 'daemon/migrations');
+/** The daemon's numbered migrations (001_board.sql, ...), in order, as daemon/src/store/migrate.ts reads them. */
+const MIGRATIONS = readdirSync(MIGRATIONS_DIR)
+  .filter((f) => /^\d{3}_[a-z0-9_]+\.sql$/.test(f))
+  .sort()
+  .map((f) => ({ file: f, version: Number(f.slice(0, 3)), sql: readFileSync(join(MIGRATIONS_DIR, f), 'utf8') }));
+
+const envInt = (name, fallback) => {
+  const value = process.env[name];
+  if (value === undefined || value === '') return fallback;
+  const n = Number(value);
+  if (!Number.isSafeInteger(n) || n < 1) throw new Error(`${name}=${value}: expected a positive whole number`);
+  return n;
+};
+
+const CONFIG = Object.freeze({
+  concurrency: envInt('BENCH_CONCURRENCY', 16),
+  warmupMs: envInt('BENCH_WARMUP_MS', 1000),
+  durationMs: envInt('BENCH_DURATION_MS', 5000),
+  listTasks: envInt('BENCH_LIST_TASKS', 100_000),
+  listIterations: envInt('BENCH_LIST_ITERATIONS', 300),
+  listWarmup: 30,
+  // The daemon refuses ROUNDTABLE_RATE_LIMIT_PER_MINUTE above 100,000 (daemon/src/config.ts). Its token bucket starts
+  // full, so each section, which starts a fresh daemon, has 100,000 calls plus ~1,667/s of refill per agent.
+  rateLimit: envInt('BENCH_RATE_LIMIT', 100_000),
+  getTaskTasks: 1000,
+  claimTasks: 100_000,
+  daemonNodeArgs: (process.env.BENCH_DAEMON_NODE_ARGS ?? '').split(/\s+/).filter(Boolean),
+  bareNodeArgs: (process.env.BENCH_BARE_NODE_ARGS ?? '').split(/\s+/).filter(Boolean),
+  startTimeoutMs: 20_000,
+  totalTimeoutMs: 240_000,
+});
+
+const TARGETS = Object.freeze({ minThroughputRatio: 0.5, maxListP50Ms: 5 });
+
+// ---------------------------------------------------------------------------------------------------------------
+// Process and temp-dir hygiene: every child is tracked and killed on exit, error or signal; the temp dir is removed.
+
+const children = new Set();
+const tempDirs = new Set();
+
+function cleanupSync() {
+  for (const child of children) {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  }
+  for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
+  tempDirs.clear();
+}
+process.on('exit', cleanupSync);
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+  process.once(signal, () => {
+    process.stderr.write(`bench: ${signal}, stopping\n`);
+    process.exit(130);
+  });
+}
+
+function makeTempDir() {
+  const dir = mkdtempSync(join(tmpdir(), 'roundtable-bench-'));
+  tempDirs.add(dir);
+  return dir;
+}
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Spawns a server process and waits for its "listening on http://127.0.0.1:PORT" line. */
+async function startServer(label, args, env) {
+  const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.add(child);
+  child.once('exit', () => children.delete(child));
+  let stderrTail = '';
+  child.stderr.setEncoding('utf8');
+  child.stderr.on('data', (chunk) => {
+    stderrTail = (stderrTail + chunk).slice(-4000);
+  });
+  let stdout = '';
+  child.stdout.setEncoding('utf8');
+  const port = await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => fail(new Error(`did not start within ${CONFIG.startTimeoutMs} ms`)), CONFIG.startTimeoutMs);
+    function fail(error) {
+      clearTimeout(timer);
+      reject(new Error(`${label}: ${error.message}\n${stderrTail}`));
+    }
+    child.once('error', fail);
+    child.once('exit', (code, signal) => fail(new Error(`exited (${code ?? signal}) before listening`)));
+    child.stdout.on('data', (chunk) => {
+      stdout += chunk;
+      const match = /listening on http:\/\/127\.0\.0\.1:(\d+)\//.exec(stdout) ?? /listening on http:\/\/127\.0\.0\.1:(\d+)\s/.exec(stdout);
+      if (match) {
+        clearTimeout(timer);
+        child.removeAllListeners('exit');
+        child.once('exit', () => children.delete(child));
+        resolve(Number(match[1]));
+      }
+    });
+  });
+  return { label, child, port, stderrTail: () => stderrTail };
+}
+
+/** SIGTERM, then SIGKILL after a grace period. */
+async function stopServer(server, graceMs = 10_000) {
+  const { child } = server;
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  await new Promise((resolve) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Board setup: agents.json with hashed tokens, and databases seeded directly with better-sqlite3.
+
+const sha256 = (text) => createHash('sha256').update(text, 'utf8').digest('hex');
+
+/** One leader and a few workers; returns name -> { token, skills } and writes agents.json. */
+function writeAgents(dir) {
+  const defs = [
+    { name: 'lead', role: 'leader', skills: [] },
+    { name: 'reader', role: 'worker', skills: ['typescript'] },
+    { name: 'claimer', role: 'worker', skills: ['typescript', 'sql'] },
+    { name: 'lister', role: 'worker', skills: ['typescript', 'sql', 'docs'] },
+    { name: 'helper', role: 'worker', skills: ['python', 'ops'] },
+  ];
+  const agents = {};
+  const file = { agents: [] };
+  for (const d of defs) {
+    const token = `rt_${randomBytes(32).toString('base64url')}`;
+    agents[d.name] = { ...d, token };
+    file.agents.push({ name: d.name, role: d.role, skills: d.skills, token_sha256: sha256(token) });
+  }
+  const path = join(dir, 'agents.json');
+  writeFileSync(path, JSON.stringify(file, null, 2));
+  return { path, agents };
+}
+
+/** A deterministic PRNG (mulberry32), so every run seeds the same board. */
+function prng(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const WORDS = 'add fix refactor migrate document test review deploy parser cache index schema api client worker queue retry timeout config logging metrics auth token bridge daemon board report'.split(' ');
+const SKILL_POOL = ['typescript', 'python', 'sql', 'docs', 'go', 'rust', 'design', 'ops'];
+
+function words(rand, n) {
+  const out = [];
+  for (let i = 0; i < n; i++) out.push(WORDS[Math.floor(rand() * WORDS.length)]);
+  return out.join(' ');
+}
+
+/**
+ * Creates a board database exactly as the daemon's migrate() would (schema_version, then every migration, each in
+ * one transaction with its schema_version row), so the daemon starts without migrating; then calls fill(writer)
+ * inside one transaction. The file is closed (WAL checkpointed) before it is copied or served.
+ */
+function createBoardDb(path, fill) {
+  const db = new Database(path);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = OFF'); // seeding only; the servers open it with synchronous = FULL
+  db.pragma('foreign_keys = ON');
+  db.exec('CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)');
+  for (const migration of MIGRATIONS) {
+    db.transaction(() => {
+      db.exec(migration.sql);
+      db.prepare('INSERT INTO schema_version (version, applied_at) VALUES (?, ?)').run(migration.version, new Date().toISOString());
+    }).immediate();
+  }
+  const s = {
+    task: db.prepare(
+      `INSERT INTO tasks (id, title, description, required_skills, status, assignee, created_by, result, created_at, updated_at)
+       VALUES (@id, @title, @description, @required_skills, @status, @assignee, @created_by, @result, @created_at, @updated_at)`,
+    ),
+    skill: db.prepare('INSERT INTO task_skills (task_id, skill) VALUES (?, ?)'),
+    activity: db.prepare(
+      `INSERT INTO activity (task_id, agent, action, from_status, to_status, assignee, note, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+    ),
+    message: db.prepare('INSERT INTO messages (task_id, author, kind, text, created_at) VALUES (?, ?, ?, ?, ?)'),
+    review: db.prepare('INSERT INTO reviews (task_id, reviewer, verdict, note, created_at) VALUES (?, ?, ?, ?, ?)'),
+  };
+  const writer = {
+    /** A task with the activity (and review) rows its status implies, as the daemon would have written them. */
+    task(t) {
+      const skills = t.skills ?? [];
+      const at = t.createdAt;
+      const later = t.updatedAt ?? at;
+      s.task.run({
+        id: t.id,
+        title: t.title,
+        description: t.description ?? '',
+        required_skills: JSON.stringify(skills),
+        status: t.status,
+        assignee: t.assignee ?? null,
+        created_by: 'lead',
+        result: t.result ?? null,
+        created_at: at,
+        updated_at: later,
+      });
+      for (const skill of skills) s.skill.run(t.id, skill);
+      // The creation row records a reservation; later rows the worker who held the task.
+      const reserved = t.status === 'open' ? (t.assignee ?? null) : null;
+      s.activity.run(t.id, 'lead', 'created', null, 'open', reserved, null, at);
+      const worker = t.assignee;
+      if (t.status === 'cancelled') {
+        s.activity.run(t.id, 'lead', 'cancelled', 'open', 'cancelled', null, 'no longer needed', later);
+        return;
+      }
+      if (t.status === 'open') return;
+      s.activity.run(t.id, worker, 'claimed', 'open', 'claimed', worker, null, later);
+      if (t.status === 'claimed') return;
+      s.activity.run(t.id, worker, 'submitted', 'claimed', 'submitted', worker, t.result ?? null, later);
+      if (t.status === 'submitted') return;
+      s.review.run(t.id, 'lead', 'approve', 'looks good', later);
+      s.activity.run(t.id, 'lead', 'approved', 'submitted', 'done', worker, 'looks good', later);
+    },
+    message(taskId, author, kind, text, at) {
+      s.message.run(taskId, author, kind, text, at);
+    },
+  };
+  db.transaction(() => fill(writer))();
+  db.close();
+  for (const suffix of ['-wal', '-shm']) {
+    if (existsSync(path + suffix)) throw new Error(`${path}${suffix} left behind after close`);
+  }
+}
+
+/** Copies a file and fsyncs the copy, so its dirty pages are not flushed during a measurement. */
+function copyDurably(from, to) {
+  copyFileSync(from, to);
+  const fd = openSync(to, 'r+');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * How many synchronous commits per second the temp dir's disk takes (one-row autocommit INSERTs, WAL, synchronous=FULL):
+ * every tool call here commits at least once, so this bounds the throughput of both servers.
+ */
+function probeDiskCommits(ms = 1000) {
+  const dir = makeTempDir();
+  const db = new Database(join(dir, 'probe.db'));
+  try {
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = FULL');
+    db.exec('CREATE TABLE t (x INTEGER)');
+    const insert = db.prepare('INSERT INTO t (x) VALUES (?)');
+    const start = performance.now();
+    let n = 0;
+    while (performance.now() - start < ms) insert.run(n++);
+    return n / ((performance.now() - start) / 1000);
+  } finally {
+    db.close();
+    rmSync(dir, { recursive: true, force: true });
+    tempDirs.delete(dir);
+  }
+}
+
+const isoAt = (base, offsetMs) => new Date(base + offsetMs).toISOString();
+
+/** get_task data: done tasks, each with 4 messages, one review and 4 activity rows. */
+function seedGetTaskBoard(path) {
+  const rand = prng(1);
+  const base = Date.parse('2025-01-01T00:00:00Z');
+  createBoardDb(path, (w) => {
+    for (let id = 1; id <= CONFIG.getTaskTasks; id++) {
+      const at = isoAt(base, id * 60_000);
+      w.task({
+        id,
+        title: `Task ${id}: ${words(rand, 5)}`,
+        description: words(rand, 40),
+        skills: ['typescript'],
+        status: 'done',
+        assignee: 'reader',
+        result: words(rand, 20),
+        createdAt: at,
+        updatedAt: isoAt(base, id * 60_000 + 3_600_000),
+      });
+      const kinds = ['progress', 'help_request', 'reply', 'progress'];
+      for (const [i, kind] of kinds.entries()) {
+        w.message(id, kind === 'reply' ? 'lead' : 'reader', kind, words(rand, 30), isoAt(base, id * 60_000 + (i + 1) * 600_000));
+      }
+    }
+  });
+}
+
+/** claim_task data: open tasks needing a skill the claimer has. */
+function seedClaimBoard(path) {
+  const rand = prng(2);
+  const base = Date.parse('2025-01-01T00:00:00Z');
+  createBoardDb(path, (w) => {
+    for (let id = 1; id <= CONFIG.claimTasks; id++) {
+      w.task({
+        id,
+        title: `Task ${id}: ${words(rand, 5)}`,
+        description: words(rand, 40),
+        skills: ['typescript'],
+        status: 'open',
+        createdAt: isoAt(base, id * 1000),
+      });
+    }
+  });
+}
+
+/**
+ * A board that has been in use for a while: old tasks are mostly done or cancelled with a few stale open ones,
+ * the newest 10% are open, claimed or submitted. 0-2 required skills each; a tenth of open tasks are reserved.
+ */
+function seedListBoard(path) {
+  const rand = prng(3);
+  const n = CONFIG.listTasks;
+  const base = Date.parse('2024-01-01T00:00:00Z');
+  const workers = ['lister', 'helper', 'claimer', 'reader'];
+  const pick = (list) => list[Math.floor(rand() * list.length)];
+  const counts = { open: 0, claimed: 0, submitted: 0, done: 0, cancelled: 0 };
+  createBoardDb(path, (w) => {
+    for (let id = 1; id <= n; id++) {
+      const r = rand();
+      let status;
+      if (id <= n * 0.9) status = r < 0.88 ? 'done' : r < 0.98 ? 'cancelled' : 'open';
+      else status = r < 0.5 ? 'open' : r < 0.75 ? 'claimed' : r < 0.9 ? 'submitted' : 'done';
+      counts[status]++;
+      const k = rand();
+      const skillCount = k < 0.3 ? 0 : k < 0.8 ? 1 : 2;
+      const skills = [...new Set(Array.from({ length: skillCount }, () => pick(SKILL_POOL)))];
+      let assignee = null;
+      if (status === 'open') assignee = rand() < 0.1 ? pick(workers) : null;
+      else if (status !== 'cancelled') assignee = pick(workers);
+      const created = id * 300_000; // one task every 5 minutes
+      w.task({
+        id,
+        title: `Task ${id}: ${words(rand, 6)}`,
+        description: words(rand, 40),
+        skills,
+        status,
+        assignee,
+        result: status === 'submitted' || status === 'done' ? words(rand, 20) : null,
+        createdAt: isoAt(base, created),
+        updatedAt: isoAt(base, created + (status === 'open' ? 0 : 7_200_000)),
+      });
+    }
+  });
+  return counts;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Servers.
+
+function startDaemon(dbPath, agentsPath) {
+  return startServer('daemon', [...CONFIG.daemonNodeArgs, DAEMON_BIN, 'run'], {
+    ROUNDTABLE_HOST: '127.0.0.1',
+    ROUNDTABLE_PORT: '0',
+    ROUNDTABLE_DB_PATH: dbPath,
+    ROUNDTABLE_AGENTS_CONFIG: agentsPath,
+    ROUNDTABLE_RATE_LIMIT_PER_MINUTE: String(CONFIG.rateLimit),
+    ROUNDTABLE_LOG_LEVEL: 'warn',
+  });
+}
+
+function startBare(dbPath, agentName) {
+  return startServer('bare', [...CONFIG.bareNodeArgs, BARE_SERVER], { BARE_DB_PATH: dbPath, BARE_AGENT: agentName });
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// HTTP client and load generator (node:http, keep-alive).
+
+function newAgent(sockets) {
+  return new http.Agent({ keepAlive: true, maxSockets: sockets, maxFreeSockets: sockets });
+}
+
+/** One POST; resolves { status, body } (body only if keepBody), or { status: 0, error } on a network error. */
+function post(agent, port, path, token, body, keepBody = false) {
+  return new Promise((resolve) => {
+    const req = http.request(
+      {
+        host: '127.0.0.1',
+        port,
+        path,
+        method: 'POST',
+        agent,
+        headers: {
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(body),
+          ...(token && { authorization: `Bearer ${token}` }),
+        },
+      },
+      (res) => {
+        const chunks = [];
+        res.on('data', (chunk) => {
+          if (keepBody) chunks.push(chunk);
+        });
+        res.on('end', () => resolve({ status: res.statusCode, body: keepBody ? Buffer.concat(chunks).toString('utf8') : undefined }));
+        res.on('error', (error) => resolve({ status: 0, error }));
+      },
+    );
+    req.setTimeout(10_000, () => req.destroy(new Error('request timed out after 10 s')));
+    req.on('error', (error) => resolve({ status: 0, error }));
+    req.end(body);
+  });
+}
+
+/** Calls a tool once and returns the parsed JSON output; throws on a non-2xx answer. */
+async function callTool(agent, port, token, tool, args) {
+  const res = await post(agent, port, `/api/v1/tools/${tool}`, token, JSON.stringify(args), true);
+  if (res.status < 200 || res.status > 299) throw new Error(`${tool} ${JSON.stringify(args)}: HTTP ${res.status} ${res.error ?? res.body}`);
+  return JSON.parse(res.body);
+}
+
+/**
+ * A closed-loop load generator for one server: `concurrency` requests always in flight, over its own keep-alive
+ * connections. run(ms, measured) drives it for ms; only requests that complete inside a measured run count
+ * (2xx as ok, anything else as an error), and throughput is those ok completions over the measured time.
+ * body(seq) gives the JSON body of request number seq, counted across all runs.
+ */
+function createLoad({ port, path, token, body, concurrency = CONFIG.concurrency }) {
+  const agent = newAgent(concurrency);
+  const latencies = [];
+  const statuses = {};
+  let measuredMs = 0;
+  let ok = 0;
+  let errors = 0;
+  let totalOk = 0;
+  let firstError;
+  let seq = 0;
+  return {
+    async run(durationMs, measured) {
+      globalThis.gc?.();
+      const start = performance.now();
+      const end = start + durationMs;
+      const worker = async () => {
+        for (;;) {
+          const sent = performance.now();
+          if (sent >= end) return;
+          const res = await post(agent, port, path, token, body(seq++));
+          const done = performance.now();
+          const good = res.status >= 200 && res.status <= 299;
+          if (good) totalOk++;
+          if (measured && done <= end) {
+            if (good) {
+              ok++;
+              latencies.push(done - sent);
+            } else {
+              errors++;
+              statuses[res.status] = (statuses[res.status] ?? 0) + 1;
+              firstError ??= res.error ? String(res.error.message) : `HTTP ${res.status}`;
+            }
+          }
+          if (res.status === 0) await sleep(10); // a dead server must not turn this into a busy loop
+        }
+      };
+      await Promise.all(Array.from({ length: concurrency }, worker));
+      if (measured) measuredMs += durationMs;
+    },
+    result() {
+      return { rps: ok / (measuredMs / 1000), ok, errors, statuses, firstError, totalOk, sent: seq, ...percentiles(latencies) };
+    },
+    close() {
+      agent.destroy();
+    },
+  };
+}
+
+function percentiles(samples) {
+  if (samples.length === 0) return { p50: NaN, p99: NaN, mean: NaN };
+  const sorted = Float64Array.from(samples).sort();
+  const at = (q) => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)];
+  return { p50: at(0.5), p99: at(0.99), mean: samples.reduce((a, b) => a + b, 0) / samples.length };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The report: named tables filled by the sections, plus the targets, printed at the end.
+
+const report = {
+  tables: new Map(),
+  targets: [],
+  notes: [],
+  table(name, title, headers) {
+    if (!this.tables.has(name)) this.tables.set(name, { title, headers, rows: [] });
+    return this.tables.get(name);
+  },
+  row(name, cells) {
+    this.tables.get(name).rows.push(cells);
+  },
+  target(name, measured, holds) {
+    this.targets.push([name, measured, holds === null ? 'n/a' : holds ? 'HOLDS' : 'MISSED']);
+  },
+  note(text) {
+    this.notes.push(text);
+  },
+};
+
+/** Prints a plain-text table; numeric-looking cells are right-aligned. */
+function printTable(title, headers, rows) {
+  const cells = [headers, ...rows].map((r) => r.map((c) => String(c)));
+  const widths = headers.map((_, i) => Math.max(...cells.map((r) => (r[i] ?? '').length)));
+  const numeric = (s) => /^[-+]?[\d.,]+( ?[a-z%/]+)?$|^[\d.]+ \/ [\d.]+$|^[\d.]+x$/i.test(s);
+  const line = (r) => `| ${r.map((c, i) => (numeric(c) && i > 0 ? c.padStart(widths[i]) : c.padEnd(widths[i]))).join(' | ')} |`;
+  const out = [`\n${title}`, line(cells[0]), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...cells.slice(1).map(line)];
+  process.stdout.write(`${out.join('\n')}\n`);
+}
+
+const fmt = {
+  rps: (n) => (Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : '-'),
+  ms: (n) => (Number.isFinite(n) ? n.toFixed(2) : '-'),
+  ratio: (n) => (Number.isFinite(n) ? `${n.toFixed(2)}x` : '-'),
+  errors: (r) => (r.errors === 0 ? '0' : `${r.errors} (${Object.entries(r.statuses).map(([s, n]) => `${s === '0' ? 'net' : s}:${n}`).join(' ')})`),
+};
+
+// ---------------------------------------------------------------------------------------------------------------
+// Sections.
+
+const THROUGHPUT = 'throughput';
+function throughputTable() {
+  return report.table(
+    THROUGHPUT,
+    `Throughput: ${CONFIG.concurrency} requests in flight, ${CONFIG.warmupMs} ms warm-up then ${CONFIG.durationMs} ms measured per server, in alternating ${SLICE_MS} ms slices (HTTP/1.1 keep-alive, 127.0.0.1)`,
+    ['tool', 'daemon calls/s', 'bare calls/s', 'daemon/bare', 'daemon p50 / p99 ms', 'bare p50 / p99 ms', 'errors daemon', 'errors bare'],
+  );
+}
+
+/**
+ * Measures one tool through the daemon and through the bare server, each on its own copy of the same seeded
+ * database, with the same load: both servers run side by side and are driven in turn (1 s warm-up each, then
+ * alternating slices of SLICE_MS, ABBA order, until each has had durationMs), so a slow spell of the disk or the
+ * VM lands on both rather than on whichever happened to run then. `request(seq)` gives the body of request seq;
+ * `probe` is the arguments of one call made to each server first, to check they answer alike.
+ */
+const SLICE_MS = 500;
+async function compareThroughput({ tool, seed, agentName, probe, request, check }) {
+  throughputTable();
+  const dir = makeTempDir();
+  const { path: agentsPath, agents } = writeAgents(dir);
+  const seedPath = join(dir, 'seed.db');
+  seed(seedPath);
+  const kinds = ['daemon', 'bare'];
+  const dbPath = (kind) => join(dir, `${kind}.db`);
+  // Both copies are made and flushed before either server runs, so neither measurement pays for the other's writeback.
+  for (const kind of kinds) copyDurably(seedPath, dbPath(kind));
+  const servers = {};
+  const loads = {};
+  try {
+    servers.daemon = await startDaemon(dbPath('daemon'), agentsPath);
+    servers.bare = await startBare(dbPath('bare'), agentName);
+    // One identical call to each first: both must succeed and answer with the same JSON shape and size.
+    const probes = {};
+    for (const kind of kinds) {
+      const agent = newAgent(1);
+      try {
+        const token = kind === 'daemon' ? agents[agentName].token : undefined;
+        probes[kind] = await post(agent, servers[kind].port, `/api/v1/tools/${tool}`, token, JSON.stringify(probe), true);
+      } finally {
+        agent.destroy();
+      }
+      if (probes[kind].status !== 200) throw new Error(`${tool} ${JSON.stringify(probe)} via ${kind}: HTTP ${probes[kind].status} ${probes[kind].error ?? probes[kind].body}`);
+    }
+    const shape = (text) => JSON.stringify(Object.keys(JSON.parse(text)));
+    if (shape(probes.daemon.body) !== shape(probes.bare.body) || Math.abs(probes.daemon.body.length - probes.bare.body.length) > 0.02 * probes.daemon.body.length) {
+      report.note(`${tool}: the daemon and bare responses differ (${probes.daemon.body.length} vs ${probes.bare.body.length} bytes, keys ${shape(probes.daemon.body)} vs ${shape(probes.bare.body)})`);
+    }
+    for (const kind of kinds) {
+      const token = kind === 'daemon' ? agents[agentName].token : undefined;
+      loads[kind] = createLoad({ port: servers[kind].port, path: `/api/v1/tools/${tool}`, token, body: request });
+      await loads[kind].run(CONFIG.warmupMs, false);
+    }
+    const slices = Math.max(1, Math.round(CONFIG.durationMs / SLICE_MS));
+    for (let i = 0; i < slices; i++) {
+      const order = i % 2 === 0 ? kinds : [...kinds].reverse();
+      for (const kind of order) await loads[kind].run(CONFIG.durationMs / slices, true);
+    }
+  } finally {
+    for (const load of Object.values(loads)) load.close();
+    await Promise.all(Object.values(servers).map((server) => stopServer(server)));
+  }
+  const results = {};
+  for (const kind of kinds) {
+    const server = servers[kind];
+    results[kind] = loads[kind].result();
+    if (results[kind].errors > 0) report.note(`${tool} via ${kind}: ${results[kind].errors} errors, first: ${results[kind].firstError}`);
+    if (server.child.exitCode !== 0) report.note(`${kind} exited with ${server.child.exitCode ?? server.child.signalCode}: ${server.stderrTail().slice(-500)}`);
+    check?.(kind, dbPath(kind), results[kind]);
+  }
+  const { daemon, bare } = results;
+  const ratio = daemon.rps / bare.rps;
+  report.row(THROUGHPUT, [
+    tool,
+    fmt.rps(daemon.rps),
+    fmt.rps(bare.rps),
+    fmt.ratio(ratio),
+    `${fmt.ms(daemon.p50)} / ${fmt.ms(daemon.p99)}`,
+    `${fmt.ms(bare.p50)} / ${fmt.ms(bare.p99)}`,
+    fmt.errors(daemon),
+    fmt.errors(bare),
+  ]);
+  report.target(`${tool}: daemon >= ${TARGETS.minThroughputRatio}x bare throughput`, `${fmt.ratio(ratio)} (${fmt.rps(daemon.rps)} vs ${fmt.rps(bare.rps)} calls/s)`, ratio >= TARGETS.minThroughputRatio);
+}
+
+async function benchGetTask() {
+  const n = CONFIG.getTaskTasks;
+  await compareThroughput({
+    tool: 'get_task',
+    seed: seedGetTaskBoard,
+    agentName: 'reader',
+    probe: { task_id: 1 },
+    // Cycle over the seeded tasks, so each request reads a task with 4 messages, 1 review and 4 activity rows.
+    request: (seq) => `{"task_id":${(seq % n) + 1}}`,
+    check: (kind, dbPath, result) => {
+      const db = new Database(dbPath, { readonly: true });
+      const audits = db.prepare("SELECT COUNT(*) FROM audit_log WHERE tool = 'get_task'").pluck().get();
+      db.close();
+      if (audits < result.totalOk) report.note(`get_task via ${kind}: ${audits} audit rows for ${result.totalOk} successful calls`);
+    },
+  });
+}
+
+async function benchClaimTask() {
+  await compareThroughput({
+    tool: 'claim_task',
+    seed: seedClaimBoard,
+    agentName: 'claimer',
+    probe: { task_id: CONFIG.claimTasks }, // the last seeded task, which the load below never reaches
+    // Every request claims a different open task; all must succeed (a 404 here means the seed ran out).
+    request: (seq) => `{"task_id":${seq + 1}}`,
+    check: (kind, dbPath, result) => {
+      const db = new Database(dbPath, { readonly: true });
+      const claimed = db.prepare("SELECT COUNT(*) FROM tasks WHERE status = 'claimed'").pluck().get();
+      const rows = db.prepare("SELECT COUNT(*) FROM activity WHERE action = 'claimed'").pluck().get();
+      db.close();
+      const expected = result.totalOk + 1; // + the probe
+      if (claimed !== expected || rows !== expected) {
+        report.note(`claim_task via ${kind}: ${expected} successful claims but ${claimed} claimed tasks, ${rows} claim activity rows`);
+      }
+      if (result.sent >= CONFIG.claimTasks) report.note(`claim_task via ${kind}: ran out of seeded open tasks (${result.sent} requests)`);
+    },
+  });
+}
+
+async function benchListTasks() {
+  const dir = makeTempDir();
+  const { path: agentsPath, agents } = writeAgents(dir);
+  const dbPath = join(dir, 'list.db');
+  const t0 = performance.now();
+  const counts = seedListBoard(dbPath);
+  copyDurably(dbPath, join(dir, 'list-served.db')); // flushed before measuring, like the throughput copies
+  rmSync(dbPath);
+  const seedMs = performance.now() - t0;
+  const deepId = Math.floor(CONFIG.listTasks * 0.9);
+  const queries = [
+    { label: 'no filter, first page', args: {} },
+    { label: 'status=open, first page', args: { status: 'open' } },
+    { label: 'claimable_by_me (worker, 3 skills), first page', args: { claimable_by_me: true } },
+    { label: `no filter, deep page (cursor after id ${deepId})`, args: { cursor: encodeCursor(deepId) } },
+    { label: `status=open, deep page (cursor after id ${deepId})`, args: { status: 'open', cursor: encodeCursor(deepId) } },
+    { label: 'status=done, limit=100, first page', args: { status: 'done', limit: 100 } },
+  ];
+  report.table(
+    'list_tasks',
+    `list_tasks at ${CONFIG.listTasks.toLocaleString('en-US')} tasks (${Object.entries(counts).map(([s, n]) => `${s} ${n}`).join(', ')}; seeded in ${(seedMs / 1000).toFixed(1)} s), ` +
+      `sequential through the daemon's API, ${CONFIG.listWarmup} warm-up + ${CONFIG.listIterations} measured calls each`,
+    ['query (default limit 50 unless given)', 'tasks returned', 'p50 ms', 'p99 ms', 'mean ms'],
+  );
+  const server = await startDaemon(join(dir, 'list-served.db'), agentsPath);
+  const agent = newAgent(1);
+  let worstP50 = 0;
+  try {
+    const token = agents.lister.token;
+    for (const q of queries) {
+      const body = JSON.stringify(q.args);
+      const first = await callTool(agent, server.port, token, 'list_tasks', q.args);
+      if (q.args.claimable_by_me && first.tasks.some((t) => t.status !== 'open')) throw new Error('claimable_by_me returned a task that is not open');
+      globalThis.gc?.();
+      const samples = [];
+      for (let i = 0; i < CONFIG.listWarmup + CONFIG.listIterations; i++) {
+        const t = performance.now();
+        const res = await post(agent, server.port, '/api/v1/tools/list_tasks', token, body);
+        const ms = performance.now() - t;
+        if (res.status !== 200) throw new Error(`list_tasks ${body}: HTTP ${res.status} ${res.error ?? ''}`);
+        if (i >= CONFIG.listWarmup) samples.push(ms);
+      }
+      const p = percentiles(samples);
+      worstP50 = Math.max(worstP50, p.p50);
+      report.row('list_tasks', [q.label, first.tasks.length, fmt.ms(p.p50), fmt.ms(p.p99), fmt.ms(p.mean)]);
+    }
+  } finally {
+    agent.destroy();
+    await stopServer(server);
+  }
+  report.target(`list_tasks p50 < ${TARGETS.maxListP50Ms} ms at ${CONFIG.listTasks.toLocaleString('en-US')} tasks (every query)`, `worst p50 ${fmt.ms(worstP50)} ms`, worstP50 < TARGETS.maxListP50Ms);
+}
+
+const SECTIONS = [
+  { name: 'get_task', run: benchGetTask },
+  { name: 'claim_task', run: benchClaimTask },
+  { name: 'list_tasks', run: benchListTasks },
+];
+
+// ---------------------------------------------------------------------------------------------------------------
+
+/** The commit being measured, and whether the tree has uncommitted changes (bench/ and docs/ excepted). */
+function gitRevision() {
+  try {
+    const git = (...args) => execFileSync('git', args, { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    const dirty = git('status', '--porcelain', '--untracked-files=no', '--', '.', ':!bench', ':!docs') !== '';
+    return `git ${git('rev-parse', '--short', 'HEAD')}${dirty ? ' + uncommitted changes' : ''}`;
+  } catch {
+    return 'git revision unknown';
+  }
+}
+
+async function main() {
+  const wanted = process.argv.slice(2);
+  const unknown = wanted.filter((w) => !SECTIONS.some((s) => s.name === w));
+  if (unknown.length) throw new Error(`unknown section ${unknown.join(', ')}; sections: ${SECTIONS.map((s) => s.name).join(', ')}`);
+  const sections = wanted.length ? SECTIONS.filter((s) => wanted.includes(s.name)) : SECTIONS;
+  const deadline = setTimeout(() => {
+    process.stderr.write(`bench: exceeded ${CONFIG.totalTimeoutMs / 1000} s, giving up\n`);
+    process.exit(1);
+  }, CONFIG.totalTimeoutMs);
+  deadline.unref();
+
+  process.stdout.write(
+    `Roundtable bench: node ${process.version}, ${cpus().length} CPUs (${cpus()[0]?.model ?? 'unknown'}), ${process.platform}/${process.arch}, temp dir ${tmpdir()}\n`,
+  );
+  process.stdout.write(`Code: ${gitRevision()}; schema: ${MIGRATIONS.map((m) => m.file).join(', ')}\n`);
+  process.stdout.write(`Disk: ${fmt.rps(probeDiskCommits())} synchronous SQLite commits/s in the temp dir (WAL, synchronous=FULL, 1 s probe)\n`);
+  const started = performance.now();
+  for (const section of sections) {
+    const t = performance.now();
+    process.stderr.write(`bench: ${section.name}...\n`);
+    await section.run();
+    process.stderr.write(`bench: ${section.name} done in ${((performance.now() - t) / 1000).toFixed(1)} s\n`);
+  }
+  for (const { title, headers, rows } of report.tables.values()) printTable(title, headers, rows);
+  printTable('Targets', ['target', 'measured', 'result'], report.targets);
+  for (const note of report.notes) process.stdout.write(`note: ${note}\n`);
+  process.stdout.write(`\nTotal bench time ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
+}
+
+main()
+  .catch((error) => {
+    process.stderr.write(`bench failed: ${error.stack ?? error}\n`);
+    process.exitCode = 1;
+  })
+  .finally(cleanupSync);
