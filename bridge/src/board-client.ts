@@ -50,26 +50,46 @@ export class BoardClient {
 
   /** Runs a tool on the board; resolves with its output, or rejects with a BoardRefusal or a BridgeError. */
   async callTool(name: string, args: Record<string, unknown>, options: CallOptions = {}): Promise<Record<string, unknown>> {
-    const deadline = Date.now() + (options.timeoutMs ?? this.options.config.timeoutMs);
     // A change is retried only under one idempotency key, so the board applies it at most once.
     const idempotencyKey = findTool(name)?.mutates ? randomUUID() : undefined;
+    const answer = await this.send('post', `api/v1/tools/${encodeURIComponent(name)}`, { json: args, idempotencyKey, what: name, ...options });
+    return (await answer.json()) as Record<string, unknown>;
+  }
+
+  /** Takes or renews this process's lease on the agent (one process per token). */
+  async acquireInstance(instanceId: string): Promise<void> {
+    await this.send('put', `api/v1/instances/${encodeURIComponent(instanceId)}`, { what: 'the instance lease' });
+  }
+
+  async releaseInstance(instanceId: string): Promise<void> {
+    await this.send('delete', `api/v1/instances/${encodeURIComponent(instanceId)}`, { what: 'the instance lease' });
+  }
+
+  /** One authenticated request within a deadline, with the bridge's retry rules. */
+  private async send(
+    method: 'post' | 'put' | 'delete',
+    path: string,
+    request: { json?: unknown; idempotencyKey?: string | undefined; what: string; timeoutMs?: number },
+  ): Promise<Response> {
+    const timeoutMs = request.timeoutMs ?? this.options.config.timeoutMs;
+    const deadline = Date.now() + timeoutMs;
+    const late = () => new CallTimeout(`the board did not answer ${request.what} within ${timeoutMs / 1000} s`);
     let reconnects = 0;
     let rateLimitWaited = false;
     let tokenRefreshed = false;
     for (;;) {
       const remaining = deadline - Date.now();
-      if (remaining <= 0) throw new CallTimeout(`the board did not answer ${name} within ${this.timeoutText(options)}`);
+      if (remaining <= 0) throw late();
       const token = await this.options.token(tokenRefreshed);
       try {
-        return await this.http
-          .post(`api/v1/tools/${encodeURIComponent(name)}`, {
-            json: args,
-            timeout: remaining,
-            headers: { authorization: `Bearer ${token}`, ...(idempotencyKey && { 'idempotency-key': idempotencyKey }) },
-          })
-          .json<Record<string, unknown>>();
+        return await this.http(path, {
+          method,
+          ...(request.json !== undefined && { json: request.json }),
+          timeout: remaining,
+          headers: { authorization: `Bearer ${token}`, ...(request.idempotencyKey && { 'idempotency-key': request.idempotencyKey }) },
+        });
       } catch (error) {
-        if (error instanceof TimeoutError) throw new CallTimeout(`the board did not answer ${name} within ${this.timeoutText(options)}`);
+        if (error instanceof TimeoutError) throw late();
         if (error instanceof HTTPError) {
           const { status } = error.response;
           if (GATEWAY_STATUSES.has(status) && reconnects < RECONNECT_DELAYS_MS.length) {
@@ -92,7 +112,7 @@ export class BoardClient {
             const waitMs = retryAfterMs(error.response, body);
             if (waitMs !== undefined && Date.now() + waitMs < deadline) {
               rateLimitWaited = true;
-              log.debug('rate limited; waiting as the board asked', { tool: name, wait_ms: waitMs });
+              log.debug('rate limited; waiting as the board asked', { call: request.what, wait_ms: waitMs });
               await pause(waitMs, deadline);
               continue;
             }
@@ -128,9 +148,6 @@ export class BoardClient {
     }
   }
 
-  private timeoutText(options: CallOptions): string {
-    return `${(options.timeoutMs ?? this.options.config.timeoutMs) / 1000} s`;
-  }
 }
 
 async function errorBodyOf(response: Response): Promise<ErrorBody> {

@@ -34,7 +34,7 @@ export function createApp(options: AppOptions): Hono {
   const protectedApp = new Hono<{ Variables: AuthVariables }>();
   for (const path of ['/mcp', '/mcp/*', '/api/*']) protectedApp.use(path, guarded, limit, auth);
   protectedApp.route('/mcp', mcpRoutes(options.dispatcher));
-  protectedApp.route('/api/v1', apiRoutes(options.dispatcher));
+  protectedApp.route('/api/v1', apiRoutes(options.dispatcher, options.store));
 
   app.use('/status', hostGuard({ allowedHosts: config.allowedHosts, refusalStatus: 404 }));
   app.route('/status', statusRoutes({

@@ -2,9 +2,11 @@
 import { Hono } from 'hono';
 import { InvalidInput } from '../errors.js';
 import type { ToolDispatcher } from '../board/dispatch.js';
+import { acquireInstance } from '../board/instances.js';
+import type { BoardStore } from '../store/store.js';
 import type { AuthVariables } from './auth.js';
 
-export function apiRoutes(dispatcher: ToolDispatcher): Hono<{ Variables: AuthVariables }> {
+export function apiRoutes(dispatcher: ToolDispatcher, store: BoardStore): Hono<{ Variables: AuthVariables }> {
   const api = new Hono<{ Variables: AuthVariables }>();
 
   api.post('/tools/:name', async (c) => {
@@ -19,6 +21,13 @@ export function apiRoutes(dispatcher: ToolDispatcher): Hono<{ Variables: AuthVar
     }
     const idempotencyKey = c.req.header('idempotency-key');
     return c.json(await dispatcher.call(c.get('agent'), c.req.param('name'), args, idempotencyKey === undefined ? {} : { idempotencyKey }));
+  });
+
+  // A long-running process (the model worker) takes and renews its agent's lease; see SPEC "One process per token".
+  api.put('/instances/:id', async (c) => c.json(await acquireInstance(store, c.get('agent'), c.req.param('id'))));
+  api.delete('/instances/:id', async (c) => {
+    await store.releaseInstance(c.get('agent').name, c.req.param('id'));
+    return c.body(null, 204);
   });
 
   return api;

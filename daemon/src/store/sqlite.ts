@@ -9,6 +9,7 @@ import {
   type BoardStore,
   type CheckTask,
   type DecideChange,
+  type InstanceLease,
   type NewMessage,
   type NewTask,
   type ResponseRecord,
@@ -90,6 +91,14 @@ export class SqliteStore implements BoardStore {
         'INSERT INTO idempotency_keys (agent, key, tool, request_hash, response, created_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING',
       ),
       purgeResponses: db.prepare('DELETE FROM idempotency_keys WHERE created_at < ?'),
+      getInstance: db.prepare('SELECT instance_id AS instanceId, started_at AS startedAt, expires_at AS expiresAt FROM agent_instances WHERE agent = ?'),
+      putInstance: db.prepare(
+        `INSERT INTO agent_instances (agent, instance_id, started_at, expires_at) VALUES (@agent, @instance, @now, @expires)
+         ON CONFLICT (agent) DO UPDATE SET
+           started_at = CASE WHEN instance_id = @instance THEN started_at ELSE @now END,
+           instance_id = @instance, expires_at = @expires`,
+      ),
+      deleteInstance: db.prepare('DELETE FROM agent_instances WHERE agent = ? AND instance_id = ?'),
     };
   }
 
@@ -266,6 +275,21 @@ export class SqliteStore implements BoardStore {
     const counts = Object.fromEntries(TASK_STATUSES.map((s) => [s, 0])) as Record<TaskStatus, number>;
     for (const row of this.stmt.countByStatus.all() as { status: TaskStatus; n: number }[]) counts[row.status] = row.n;
     return counts;
+  }
+
+  async acquireInstance(agent: string, instanceId: string, now: string, expiresAt: string): Promise<InstanceLease | undefined> {
+    return this.db
+      .transaction(() => {
+        const held = this.stmt.getInstance.get(agent) as InstanceLease | undefined;
+        if (held && held.instanceId !== instanceId && held.expiresAt > now) return held;
+        this.stmt.putInstance.run({ agent, instance: instanceId, now, expires: expiresAt });
+        return undefined;
+      })
+      .immediate();
+  }
+
+  async releaseInstance(agent: string, instanceId: string): Promise<void> {
+    this.stmt.deleteInstance.run(agent, instanceId);
   }
 
   async close(): Promise<void> {

@@ -85,6 +85,13 @@ export interface StoredResponse {
 /** Thrown when another request recorded the same idempotency key first; the mutation was rolled back. */
 export class IdempotencyKeyTaken extends Error {}
 
+/** Who holds an agent's process lease. */
+export interface InstanceLease {
+  readonly instanceId: string;
+  readonly startedAt: string;
+  readonly expiresAt: string;
+}
+
 export interface BoardStore {
   createTask(task: NewTask, record?: ResponseRecord<Task>): Promise<Task>;
   getTask(id: number): Promise<TaskDetail | undefined>;
@@ -103,5 +110,12 @@ export interface BoardStore {
   /** When each named agent last called a tool (absent if never). */
   lastSeen(names: readonly string[]): Promise<Map<string, string>>;
   countTasksByStatus(): Promise<Record<TaskStatus, number>>;
+  /**
+   * Takes or renews the agent's process lease for this instance until `expiresAt`; returns the other live holder
+   * instead if a different instance holds an unexpired lease.
+   */
+  acquireInstance(agent: string, instanceId: string, now: string, expiresAt: string): Promise<InstanceLease | undefined>;
+  /** Ends the lease if this instance holds it. */
+  releaseInstance(agent: string, instanceId: string): Promise<void>;
   close(): Promise<void>;
 }
