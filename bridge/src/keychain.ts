@@ -20,7 +20,12 @@ async function entry(account: string): Promise<AsyncEntry> {
  */
 export function classifyKeychainError(error: unknown): BridgeError {
   const text = String((error as Error)?.message ?? error);
-  if (/locked|prompt was dismissed|unlock/i.test(text)) return new KeychainLocked('the keychain is locked');
+  // D-Bus's NoReply: the Secret Service owns its name but does not answer (e.g. a stopped daemon). Checked first:
+  // its text ("...security policy blocked the reply...") contains "locked".
+  if (/did not receive a reply|timeout expired|timed out/i.test(text)) {
+    return new KeychainTimeout('the keychain did not answer (no reply from the Secret Service on the session bus)');
+  }
+  if (/\b(locked|unlock)|prompt was dismissed/i.test(text)) return new KeychainLocked('the keychain is locked');
   if (/no such secret collection|collection/i.test(text) && /not found|no such/i.test(text)) {
     return new KeychainLocked('the keychain has no default collection (it was never unlocked or created)');
   }
