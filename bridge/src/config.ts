@@ -24,13 +24,13 @@ export function isLoopbackHost(hostname: string): boolean {
   return host === 'localhost' || host === '[::1]' || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host);
 }
 
-/** https:// is required, except http:// to a loopback host. A trailing /mcp is accepted and dropped. */
-export function parseBoardUrl(raw: string, source: string): URL {
+/** https:// is required, except http:// to a loopback host; `source` names the flag or variable in errors. */
+export function requireSecureUrl(raw: string, source: string): URL {
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    throw new BadConfig(`${source}: "${raw}" is not a URL; give the board's address, e.g. https://board.example.com`);
+    throw new BadConfig(`${source}: "${raw}" is not a URL; give an address such as https://board.example.com`);
   }
   if (url.username || url.password) throw new BadConfig(`${source}: credentials in the URL are refused; the token comes from the keychain`);
   if (url.search) throw new BadConfig(`${source}: a query string is refused (tokens never travel in URLs)`);
@@ -38,6 +38,12 @@ export function parseBoardUrl(raw: string, source: string): URL {
     throw new BadConfig(`${source}: http:// is allowed only to a loopback host; use https:// for ${url.hostname}`);
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new BadConfig(`${source}: use an https:// URL`);
+  return url;
+}
+
+/** The board's base URL; a trailing /mcp is accepted and dropped. */
+export function parseBoardUrl(raw: string, source: string): URL {
+  const url = requireSecureUrl(raw, source);
   url.pathname = url.pathname.replace(/\/+$/, '').replace(/\/mcp$/, '');
   url.hash = '';
   return url;

@@ -1,6 +1,12 @@
-// The bridge's logger. stdout carries only MCP, so every log line goes to stderr. Never pass it a token.
+// The logger of the bridge and the worker. stdout carries only MCP, so every log line goes to stderr. Never pass it a token.
 
 let verbose = process.env['ROUNDTABLE_BRIDGE_DEBUG'] === '1';
+let program = 'roundtable-bridge';
+
+/** Names the command in every line (the bridge and the worker share this logger). */
+export function setProgram(name: string): void {
+  program = name;
+}
 
 export function setVerbose(on: boolean): void {
   verbose = on;
@@ -8,7 +14,7 @@ export function setVerbose(on: boolean): void {
 
 function write(level: string, msg: string, fields?: Record<string, unknown>): void {
   const extra = fields && Object.keys(fields).length ? ` ${JSON.stringify(fields)}` : '';
-  process.stderr.write(`roundtable-bridge ${level}: ${msg}${extra}\n`);
+  process.stderr.write(`${program} ${level}: ${msg}${extra}\n`);
 }
 
 export const log = {

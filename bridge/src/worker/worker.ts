@@ -1,0 +1,209 @@
+// The model worker's loop: claim what the board says it may, ask the model, submit or release; never more than asked.
+import { randomUUID } from 'node:crypto';
+import { LIMITS, type Task, type TaskSummary } from 'roundtable-shared';
+import { BoardRefusal, type BoardClient } from '../board-client.js';
+import { BridgeError } from '../errors.js';
+import { log } from '../log.js';
+import type { WorkerConfig } from './config.js';
+import { FailureBook } from './failures.js';
+import { askModel, ModelFailure } from './model.js';
+import { taskMessages, titleForLog } from './prompt.js';
+import { HourlyQuota } from './quota.js';
+
+const LEASE_RENEW_MS = 10_000;
+const PAGE = 100;
+
+export class WorkerStartError extends Error {}
+
+function describe(error: unknown): string {
+  if (error instanceof BoardRefusal) return `the board refused a call (${error.body.error.code}): ${error.body.error.message}`;
+  if (error instanceof BridgeError) return `${error.message}. ${error.fix}`;
+  return `unexpected error: ${String((error as Error)?.message ?? error)}`;
+}
+
+export interface WorkerOptions {
+  readonly config: WorkerConfig;
+  readonly client: BoardClient;
+}
+
+export class ModelWorker {
+  private readonly instanceId = randomUUID();
+  private readonly quota: HourlyQuota;
+  private readonly failures: FailureBook;
+  private readonly stopper = new AbortController();
+  private name = '';
+  private renewTimer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly options: WorkerOptions) {
+    this.quota = new HourlyQuota(options.config.maxCallsPerHour);
+    this.failures = new FailureBook({ cooldownMs: options.config.cooldownMs, maxFailures: options.config.maxFailures });
+  }
+
+  private get client(): BoardClient {
+    return this.options.client;
+  }
+
+  /** Asks the loop to stop; a model call in progress is cancelled and its task released. */
+  stop(): void {
+    this.stopper.abort();
+  }
+
+  async run(): Promise<void> {
+    await this.start();
+    try {
+      while (!this.stopper.signal.aborted) {
+        try {
+          await this.step();
+        } catch (error) {
+          if (this.stopper.signal.aborted) break;
+          // The board is down, rate-limiting, or said no: say so, wait, and look again.
+          log.warn(`${describe(error)}; trying again in ${Math.round(this.options.config.pollIntervalMs / 1000)} s`);
+          await this.sleep(this.options.config.pollIntervalMs);
+        }
+      }
+    } finally {
+      clearInterval(this.renewTimer);
+      await this.client.releaseInstance(this.instanceId).catch(() => undefined);
+    }
+  }
+
+  private async start(): Promise<void> {
+    const me = await this.client.callTool('whoami', {});
+    if (me['role'] !== 'worker') {
+      throw new WorkerStartError(`this token belongs to ${String(me['name'])}, the ${String(me['role'])}; the worker needs a worker's token`);
+    }
+    this.name = String(me['name']);
+    try {
+      await this.client.acquireInstance(this.instanceId);
+    } catch (error) {
+      if (error instanceof BoardRefusal && error.body.error.code === 'conflict') throw new WorkerStartError(error.body.error.message);
+      throw error;
+    }
+    this.renewTimer = setInterval(() => void this.renewLease(), LEASE_RENEW_MS);
+    log.info(`started as ${this.name} (skills: ${(me['skills'] as string[]).join(', ') || 'none'}), instance ${this.instanceId.slice(0, 8)}`);
+    // A task still claimed under this name was left by an earlier run that died: nobody is working on it.
+    for (const task of await this.allTasks({ status: 'claimed', assignee: this.name })) {
+      await this.client.callTool('release_task', { task_id: task.id });
+      log.info(`released task ${task.id}, left claimed by an earlier run`);
+    }
+  }
+
+  private async renewLease(): Promise<void> {
+    try {
+      await this.client.acquireInstance(this.instanceId);
+    } catch (error) {
+      if (error instanceof BoardRefusal && error.body.error.code === 'conflict') {
+        log.error(`another process took over ${this.name}'s token; stopping`);
+        this.stop();
+      } else {
+        log.warn(`could not renew the instance lease: ${String((error as Error).message)}`);
+      }
+    }
+  }
+
+  private async step(): Promise<void> {
+    const wait = this.quota.waitMs();
+    if (wait > 0) {
+      log.info(`quota wait: ${this.quota.used} model calls in the last hour (limit ${this.options.config.maxCallsPerHour}); next in ${Math.ceil(wait / 1000)} s`);
+      await this.sleep(wait);
+      return;
+    }
+    const candidate = await this.nextCandidate();
+    if (!candidate) {
+      await this.sleep(this.options.config.pollIntervalMs);
+      return;
+    }
+    let task: Task;
+    try {
+      task = (await this.client.callTool('claim_task', { task_id: candidate.id }))['task'] as Task;
+    } catch (error) {
+      if (error instanceof BoardRefusal) return; // taken by someone else, or changed: look again
+      throw error;
+    }
+    log.info(`claimed task ${task.id} ${titleForLog(task.title)}`);
+    await this.work(task);
+  }
+
+  /** The first task the board says this worker may claim that is not cooling down, paging through all of them. */
+  private async nextCandidate(): Promise<TaskSummary | undefined> {
+    let cursor: string | undefined;
+    do {
+      const page = await this.client.callTool('list_tasks', { claimable_by_me: true, limit: PAGE, ...(cursor && { cursor }) });
+      const found = (page['tasks'] as TaskSummary[]).find((t) => this.failures.mayTry(t.id));
+      if (found) return found;
+      cursor = (page['next_cursor'] as string | null) ?? undefined;
+    } while (cursor && !this.stopper.signal.aborted);
+    return undefined;
+  }
+
+  private async allTasks(filter: Record<string, unknown>): Promise<TaskSummary[]> {
+    const tasks: TaskSummary[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await this.client.callTool('list_tasks', { ...filter, limit: PAGE, ...(cursor && { cursor }) });
+      tasks.push(...(page['tasks'] as TaskSummary[]));
+      cursor = (page['next_cursor'] as string | null) ?? undefined;
+    } while (cursor);
+    return tasks;
+  }
+
+  private async work(task: Task): Promise<void> {
+    const detail = await this.client.callTool('get_task', { task_id: task.id });
+    const reviews = detail['reviews'] as Array<{ verdict: string; note: string | null }>;
+    const lastReject = reviews.filter((r) => r.verdict === 'reject').at(-1)?.note ?? undefined;
+    this.quota.record();
+    log.info(`asked model for task ${task.id} (${this.quota.used} of ${this.options.config.maxCallsPerHour} calls this hour)`);
+    let failure: string | undefined;
+    let answer = '';
+    try {
+      answer = await askModel(this.options.config.model, taskMessages(detail['task'] as Task, lastReject), this.stopper.signal);
+      if (!answer.trim()) failure = 'the model gave an empty answer';
+      else if (answer.length > LIMITS.result) failure = `the answer was ${answer.length} characters, over the board's result limit of ${LIMITS.result}`;
+    } catch (error) {
+      if (!(error instanceof ModelFailure)) throw error;
+      failure = error.message;
+    }
+    if (this.stopper.signal.aborted) {
+      await this.client.callTool('release_task', { task_id: task.id });
+      log.info(`released task ${task.id}: stopping`);
+      return;
+    }
+    if (failure === undefined) {
+      try {
+        await this.client.callTool('submit_result', { task_id: task.id, result: answer });
+        this.failures.succeed(task.id);
+        log.info(`submitted task ${task.id}`);
+      } catch (error) {
+        if (!(error instanceof BoardRefusal)) throw error;
+        log.warn(`could not submit task ${task.id}: ${error.body.error.code}`);
+      }
+      return;
+    }
+    await this.client.callTool('release_task', { task_id: task.id });
+    const { count, giveUp } = this.failures.fail(task.id);
+    log.info(`released task ${task.id}: ${failure}`);
+    if (giveUp) {
+      await this.client.callTool('post_message', {
+        task_id: task.id,
+        kind: 'help_request',
+        text: `${this.name} (roundtable-worker) gave up on this task after ${count} failed attempts. Last failure: ${failure}. Another worker or a person should take it.`,
+      });
+      log.info(`gave up on task ${task.id} after ${count} failures; posted a help_request`);
+    } else {
+      log.info(`cooling down task ${task.id} for ${Math.round(this.options.config.cooldownMs / 1000)} s (${count} of ${this.options.config.maxFailures} failures)`);
+    }
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      const signal = this.stopper.signal;
+      function done() {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', done);
+        resolve();
+      }
+      signal.addEventListener('abort', done, { once: true });
+    });
+  }
+}
