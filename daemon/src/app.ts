@@ -8,6 +8,7 @@ import { apiRoutes } from './http/api.js';
 import { bearerAuth, type AuthVariables } from './http/auth.js';
 import { hostGuard } from './http/host-guard.js';
 import { onError } from './http/on-error.js';
+import { requestLog } from './http/request-log.js';
 import { mcpRoutes } from './mcp.js';
 import { RateLimiter } from './rate-limit.js';
 import { statusRoutes } from './status.js';
@@ -26,6 +27,7 @@ export function createApp(options: AppOptions): Hono {
   const { config } = options;
   const app = new Hono();
   app.onError(onError);
+  app.use('*', requestLog());
 
   const guarded = hostGuard({ allowedHosts: config.allowedHosts, refusalStatus: 403 });
   const auth = bearerAuth({ agents: options.agents });
@@ -42,6 +44,7 @@ export function createApp(options: AppOptions): Hono {
     agents: options.agents,
     boardName: config.boardName,
     limiter: new RateLimiter({ perMinute: config.statusRateLimitPerMinute }),
+    trustProxy: config.trustProxy,
   }));
   app.route('/', protectedApp);
   app.notFound((c) => c.json({ error: { code: 'not_found', message: `no route ${c.req.method} ${c.req.path}; the board serves /mcp, /api/v1/tools/{name} and /status` } }, 404));

@@ -1,7 +1,11 @@
 // The `roundtable` command line: init, run, start.
 import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { addAgent, listAgents, removeAgent, rotateAgent } from './agents-admin.js';
 import { AgentsFileError } from './agents.js';
+import { backupDatabaseFile, BackupError, listBackups, restoreBackup } from './backup.js';
+import { DatabaseInUse } from './db-lock.js';
+import { runDoctor } from './doctor.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { AgentsFileExists, describeIssued, initAgentsFile } from './init.js';
 import { log } from './log.js';
@@ -15,15 +19,25 @@ Usage:
   roundtable init [--json]   write agents.json with one leader and two workers; print each token once
   roundtable run             start the board (MCP on /mcp, JSON API on /api/v1, status on /status)
   roundtable start           init if agents.json is missing, then run
+  roundtable agents list
+  roundtable agents add NAME --role worker|leader [--skills a,b] [--json]   print the new token once
+  roundtable agents rotate NAME [--json]                                    print the new token once
+  roundtable agents remove NAME
+      Edit agents.json (hashes only, mode 600, atomic); a running board picks the change up by itself.
+  roundtable backup [--list] take an online backup now (or list them)
+  roundtable restore FILE    replace the database with a checked backup (the board must be stopped)
+  roundtable doctor          check config, database, backups, disk, TLS and the port; say how to fix
   roundtable --version | --help
 
 Configuration comes from environment variables (see README): ROUNDTABLE_HOST, ROUNDTABLE_PORT,
 ROUNDTABLE_DB_PATH, ROUNDTABLE_AGENTS_CONFIG, ROUNDTABLE_NAME, ROUNDTABLE_RATE_LIMIT_PER_MINUTE,
-ROUNDTABLE_ALLOWED_HOSTS, ROUNDTABLE_TLS_CERT, ROUNDTABLE_TLS_KEY.
+ROUNDTABLE_ALLOWED_HOSTS, ROUNDTABLE_TLS_CERT, ROUNDTABLE_TLS_KEY, ROUNDTABLE_BACKUP_DIR,
+ROUNDTABLE_BACKUP_INTERVAL, ROUNDTABLE_BACKUP_KEEP, ROUNDTABLE_BACKUP_MIN_FREE_MB, ROUNDTABLE_TRUST_PROXY,
+ROUNDTABLE_LOG_LEVEL.
 `;
 
 /** Errors a user can fix; printed as one line, without a stack. */
-const EXPECTED_ERRORS = [ConfigError, AgentsFileError, AgentsFileExists, SchemaTooNew];
+const EXPECTED_ERRORS = [ConfigError, AgentsFileError, AgentsFileExists, SchemaTooNew, BackupError, DatabaseInUse];
 
 function init(config: Config, json: boolean): void {
   const issued = initAgentsFile(config.agentsConfigPath);
@@ -41,6 +55,7 @@ async function run(config: Config): Promise<void> {
   };
   process.once('SIGINT', () => stop('SIGINT'));
   process.once('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGHUP', () => board?.reloadAgents());
   board = await startBoard(config);
   process.stdout.write(`Roundtable ${VERSION} listening on ${board.url}/mcp (status: ${board.url}/status)\n`);
   log.info('board started', { url: board.url, db: config.dbPath, agents: config.agentsConfigPath });
@@ -58,11 +73,66 @@ async function shutdown(board: { close(): Promise<void> }, signal: string): Prom
   }
 }
 
+function agentsCommand(config: Config, args: string[], options: { json: boolean; role: string | undefined; skills: string | undefined }): void {
+  const [action, name] = args;
+  const path = config.agentsConfigPath;
+  const issued = (token: string, agent: string): void =>
+    void process.stdout.write(
+      options.json
+        ? `${JSON.stringify({ name: agent, token })}\n`
+        : `New token for ${agent} (shown once; a running board accepts it within seconds):\n  ${token}\n`,
+    );
+  if (action === 'list' || action === undefined) {
+    for (const agent of listAgents(path)) process.stdout.write(`${agent.name.padEnd(16)} ${agent.role.padEnd(7)} ${agent.skills.join(',')}\n`);
+    return;
+  }
+  if (!name) throw new ConfigError(`roundtable agents ${action} needs an agent NAME`);
+  switch (action) {
+    case 'add': {
+      const role = options.role ?? 'worker';
+      if (role !== 'worker' && role !== 'leader') throw new ConfigError('--role must be worker or leader');
+      const skills = (options.skills ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+      return issued(addAgent(path, { name, role, skills }), name);
+    }
+    case 'rotate':
+      return issued(rotateAgent(path, name), name);
+    case 'remove':
+      removeAgent(path, name);
+      process.stdout.write(`Removed ${name}; its token is refused from the next request on.\n`);
+      return;
+    default:
+      throw new ConfigError(`unknown agents action "${action}"; use list, add, rotate or remove`);
+  }
+}
+
+async function backupCommand(config: Config, list: boolean): Promise<void> {
+  if (list) {
+    for (const name of listBackups(config.backup.dir)) process.stdout.write(`${name}\n`);
+    return;
+  }
+  const outcome = await backupDatabaseFile(config.dbPath, config.backup);
+  if (!outcome.taken) throw new BackupError(`backup skipped: ${outcome.reason}`);
+  process.stdout.write(`Backup written and checked: ${outcome.file} (${outcome.bytes} bytes)${outcome.pruned.length ? `; pruned ${outcome.pruned.length} old` : ''}\n`);
+}
+
+function restoreCommand(config: Config, file: string | undefined): void {
+  if (!file) throw new ConfigError('roundtable restore needs a FILE from `roundtable backup --list`');
+  const { restored, keptAside } = restoreBackup(file, { dbPath: config.dbPath, backupDir: config.backup.dir });
+  process.stdout.write(`Restored ${config.dbPath} from ${restored}.${keptAside ? ` The previous database is kept as ${keptAside}.` : ''}\n`);
+}
+
 async function main(argv: string[]): Promise<void> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { json: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h' }, version: { type: 'boolean', short: 'v' } },
+    options: {
+      json: { type: 'boolean', default: false },
+      list: { type: 'boolean', default: false },
+      role: { type: 'string' },
+      skills: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+      version: { type: 'boolean', short: 'v' },
+    },
   });
   if (values.version) return void process.stdout.write(`${VERSION}\n`);
   const command = positionals[0];
@@ -76,6 +146,15 @@ async function main(argv: string[]): Promise<void> {
     case 'start':
       if (!existsSync(config.agentsConfigPath)) init(config, values.json);
       return run(config);
+    case 'agents':
+      return agentsCommand(config, positionals.slice(1), { json: values.json, role: values.role, skills: values.skills });
+    case 'backup':
+      return backupCommand(config, values.list);
+    case 'restore':
+      return restoreCommand(config, positionals[1]);
+    case 'doctor':
+      process.exitCode = await runDoctor(config);
+      return;
     default:
       throw new ConfigError(`unknown command "${command}"; run \`roundtable --help\``);
   }

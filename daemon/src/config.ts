@@ -1,9 +1,21 @@
 // Daemon configuration: every environment variable parsed once, validated, frozen.
+import { dirname, join } from 'node:path';
 import { z } from 'zod';
 
 const LOOPBACK_HOSTS = ['localhost', '127.0.0.1', '[::1]', '::1'] as const;
 
 const port = z.coerce.number().int().min(0).max(65535);
+
+/** A duration as seconds ("3600") or with a unit ("90s", "15m", "1h", "2d"); 0 turns the feature off. */
+const duration = z
+  .string()
+  .regex(/^\d+(\.\d+)?\s*(s|m|h|d)?$/i, 'a duration such as 3600, 90s, 15m, 1h or 0 to turn it off')
+  .transform((v) => {
+    const match = /^(\d+(?:\.\d+)?)\s*(s|m|h|d)?$/i.exec(v)!;
+    const unit = { s: 1, m: 60, h: 3600, d: 86400 }[(match[2] ?? 's').toLowerCase() as 's' | 'm' | 'h' | 'd'];
+    return Math.round(Number(match[1]) * unit * 1000);
+  });
+const flag = z.enum(['0', '1', 'true', 'false', 'yes', 'no'], { error: 'true or false' }).transform((v) => ['1', 'true', 'yes'].includes(v));
 const positiveInt = z.coerce.number().int().min(1);
 
 const envSchema = z.object({
@@ -21,6 +33,11 @@ const envSchema = z.object({
     .pipe(z.array(z.string().regex(/^[a-z0-9.\-[\]:]+$/, 'a host name such as board.example.com'))),
   ROUNDTABLE_TLS_CERT: z.string().min(1).optional(),
   ROUNDTABLE_TLS_KEY: z.string().min(1).optional(),
+  ROUNDTABLE_BACKUP_DIR: z.string().min(1).optional(),
+  ROUNDTABLE_BACKUP_INTERVAL: duration.default(3_600_000),
+  ROUNDTABLE_BACKUP_KEEP: positiveInt.max(10_000).default(48),
+  ROUNDTABLE_BACKUP_MIN_FREE_MB: z.coerce.number().int().min(0).max(10_000_000).default(100),
+  ROUNDTABLE_TRUST_PROXY: flag.default(false),
 });
 
 export interface Config {
@@ -34,6 +51,15 @@ export interface Config {
   /** Host names (no port) accepted in Host and Origin headers. */
   readonly allowedHosts: readonly string[];
   readonly tls: { readonly certPath: string; readonly keyPath: string } | undefined;
+  readonly backup: {
+    readonly dir: string;
+    /** 0: no automatic backups. */
+    readonly intervalMs: number;
+    readonly keep: number;
+    readonly minFreeMb: number;
+  };
+  /** Behind a reverse proxy on loopback: take the client IP from X-Real-IP / X-Forwarded-For. */
+  readonly trustProxy: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -65,5 +91,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       e.ROUNDTABLE_TLS_CERT && e.ROUNDTABLE_TLS_KEY
         ? Object.freeze({ certPath: e.ROUNDTABLE_TLS_CERT, keyPath: e.ROUNDTABLE_TLS_KEY })
         : undefined,
+    backup: Object.freeze({
+      dir: e.ROUNDTABLE_BACKUP_DIR ?? join(dirname(e.ROUNDTABLE_DB_PATH), 'backups'),
+      intervalMs: e.ROUNDTABLE_BACKUP_INTERVAL,
+      keep: e.ROUNDTABLE_BACKUP_KEEP,
+      minFreeMb: e.ROUNDTABLE_BACKUP_MIN_FREE_MB,
+    }),
+    trustProxy: e.ROUNDTABLE_TRUST_PROXY,
   });
 }

@@ -1,19 +1,40 @@
-// The daemon's logger: one JSON line per event on stderr. Never pass it a token or board text.
+// The daemon's logger (pino): JSON lines on stderr, human-readable lines when stderr is a terminal.
+// Never pass it a token or board text: log names, ids, codes and durations only.
+import pino, { type DestinationStream, type Logger } from 'pino';
 
-type Level = 'debug' | 'info' | 'warn' | 'error';
-const ORDER: Record<Level, number> = { debug: 10, info: 20, warn: 30, error: 40 };
+const LEVEL_NAMES: Record<number, string> = { 10: 'TRACE', 20: 'DEBUG', 30: 'INFO', 40: 'WARN', 50: 'ERROR', 60: 'FATAL' };
 
-let threshold: Level = (process.env['ROUNDTABLE_LOG_LEVEL'] as Level | undefined) ?? 'info';
-if (!(threshold in ORDER)) threshold = 'info';
-
-function write(level: Level, msg: string, fields?: Record<string, unknown>): void {
-  if (ORDER[level] < ORDER[threshold]) return;
-  process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), level, msg, ...fields })}\n`);
+/** For a person at a terminal: "12:00:01 INFO tool call agent=w1 tool=claim_task outcome=ok". */
+function terminalLines(): DestinationStream {
+  return {
+    write(line: string) {
+      const { time, level, msg, ...fields } = JSON.parse(line) as Record<string, unknown>;
+      const extra = Object.entries(fields)
+        .map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)
+        .join(' ');
+      process.stderr.write(`${String(time).slice(11, 19)} ${LEVEL_NAMES[level as number] ?? level} ${String(msg)}${extra ? ` ${extra}` : ''}\n`);
+    },
+  };
 }
 
+const level = process.env['ROUNDTABLE_LOG_LEVEL'] ?? 'info';
+
+export const logger: Logger = pino(
+  {
+    level: ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'].includes(level) ? level : 'info',
+    base: null,
+    timestamp: pino.stdTimeFunctions.isoTime,
+    // A last line of defence: these keys never reach a log line, whoever passes them.
+    redact: { paths: ['token', 'authorization', '*.token', '*.authorization', 'headers.authorization'], censor: '[redacted]' },
+  },
+  process.stderr.isTTY ? terminalLines() : pino.destination({ fd: 2, sync: true }),
+);
+
+type Fields = Record<string, unknown>;
+
 export const log = {
-  debug: (msg: string, fields?: Record<string, unknown>) => write('debug', msg, fields),
-  info: (msg: string, fields?: Record<string, unknown>) => write('info', msg, fields),
-  warn: (msg: string, fields?: Record<string, unknown>) => write('warn', msg, fields),
-  error: (msg: string, fields?: Record<string, unknown>) => write('error', msg, fields),
+  debug: (msg: string, fields?: Fields) => logger.debug(fields ?? {}, msg),
+  info: (msg: string, fields?: Fields) => logger.info(fields ?? {}, msg),
+  warn: (msg: string, fields?: Fields) => logger.warn(fields ?? {}, msg),
+  error: (msg: string, fields?: Fields) => logger.error(fields ?? {}, msg),
 };

@@ -1,14 +1,17 @@
-// Starting and stopping the board: open the store, load agents, listen over HTTP or HTTPS, shut down cleanly.
+// Starting and stopping the board: lock and open the store, load agents, listen over HTTP or HTTPS,
+// run the backup schedule, and shut down cleanly.
 import { readFileSync } from 'node:fs';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
 import { IDEMPOTENCY_KEY_TTL_MS } from 'roundtable-shared';
-import { loadAgentsFile, type AgentDirectory } from './agents.js';
+import { AgentRegistry } from './agents-registry.js';
 import { createApp } from './app.js';
+import { takeBackup } from './backup.js';
 import { Board } from './board/board.js';
 import { ToolDispatcher } from './board/dispatch.js';
 import type { Config } from './config.js';
+import { lockDatabase } from './db-lock.js';
 import { log } from './log.js';
 import { RateLimiter } from './rate-limit.js';
 import { SqliteStore } from './store/sqlite.js';
@@ -16,22 +19,28 @@ import { SqliteStore } from './store/sqlite.js';
 export interface RunningBoard {
   readonly url: string;
   readonly port: number;
+  /** Re-reads agents.json now (SIGHUP). */
+  reloadAgents(): void;
   close(): Promise<void>;
 }
 
 export async function startBoard(config: Config): Promise<RunningBoard> {
-  const agents: AgentDirectory = loadAgentsFile(config.agentsConfigPath);
-  for (const name of agents.plaintextTokenAgents) {
-    log.warn('agents.json holds a plaintext token; replace it with token_sha256 (run `roundtable init` for a fresh file)', {
-      file: config.agentsConfigPath,
-      agent: name,
-    });
+  const registry = new AgentRegistry(config.agentsConfigPath);
+  for (const name of registry.directory().plaintextTokenAgents) {
+    log.warn('agents.json holds a plaintext token; replace it with token_sha256 (roundtable agents rotate NAME)', { file: config.agentsConfigPath, agent: name });
   }
   const tls = config.tls ? { cert: readFileSync(config.tls.certPath), key: readFileSync(config.tls.keyPath) } : undefined;
-  const store = new SqliteStore({ path: config.dbPath });
-  const board = new Board({ store, agents: () => agents, boardName: config.boardName });
+  const unlock = lockDatabase(config.dbPath);
+  let store: SqliteStore;
+  try {
+    store = new SqliteStore({ path: config.dbPath });
+  } catch (error) {
+    unlock();
+    throw error;
+  }
+  const board = new Board({ store, agents: registry.directory, boardName: config.boardName });
   const dispatcher = new ToolDispatcher({ board, store, limiter: new RateLimiter({ perMinute: config.rateLimitPerMinute }) });
-  const app = createApp({ config, store, agents: () => agents, dispatcher });
+  const app = createApp({ config, store, agents: registry.directory, dispatcher });
 
   const server: ServerType = await new Promise((resolve, reject) => {
     const s = serve(
@@ -43,28 +52,54 @@ export async function startBoard(config: Config): Promise<RunningBoard> {
       },
       () => resolve(s),
     );
-    s.once('error', reject);
+    s.once('error', (error) => {
+      store.close().finally(unlock);
+      reject(error);
+    });
   });
   const port = (server.address() as AddressInfo).port;
-  // Idempotency keys are honoured for 24 hours; older responses are dropped hourly.
-  const purge = setInterval(() => {
-    store.purgeResponses(new Date(Date.now() - IDEMPOTENCY_KEY_TTL_MS).toISOString()).catch((error: unknown) => log.error('purging idempotency keys failed', { error: String(error) }));
-  }, 60 * 60_000);
-  purge.unref();
   const shownHost = config.host.includes(':') ? `[${config.host}]` : config.host;
   const url = `${tls ? 'https' : 'http'}://${shownHost}:${port}`;
+  registry.watch();
+
+  const timers: NodeJS.Timeout[] = [];
+  // Idempotency keys are honoured for 24 hours; older responses are dropped hourly.
+  timers.push(
+    setInterval(() => {
+      store.purgeResponses(new Date(Date.now() - IDEMPOTENCY_KEY_TTL_MS).toISOString()).catch((error: unknown) => log.error('purging idempotency keys failed', { error: String(error) }));
+    }, 60 * 60_000),
+  );
+  let backupRunning = false;
+  const backup = async () => {
+    if (backupRunning) return;
+    backupRunning = true;
+    try {
+      const outcome = await takeBackup(store.db, config.backup);
+      if (outcome.taken) log.info('backup taken', { file: outcome.file, bytes: outcome.bytes, pruned: outcome.pruned.length });
+      else log.warn('backup skipped', { reason: outcome.reason });
+    } catch (error) {
+      log.error('backup failed', { error: (error as Error).message });
+    } finally {
+      backupRunning = false;
+    }
+  };
+  if (config.backup.intervalMs > 0) timers.push(setInterval(() => void backup(), config.backup.intervalMs));
+  for (const timer of timers) timer.unref();
 
   return {
     url,
     port,
+    reloadAgents: () => void registry.reload('SIGHUP'),
     async close() {
-      clearInterval(purge);
+      for (const timer of timers) clearInterval(timer);
+      registry.close();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         // Idle keep-alive connections would hold close() open; in-flight requests still finish.
         (server as unknown as { closeIdleConnections?: () => void }).closeIdleConnections?.();
       });
       await store.close();
+      unlock();
     },
   };
 }

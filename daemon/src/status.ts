@@ -15,12 +15,23 @@ export interface StatusOptions {
   readonly agents: () => AgentDirectory;
   readonly boardName: string;
   readonly limiter: RateLimiter;
+  /** Behind a reverse proxy: the client is X-Real-IP (or the last X-Forwarded-For) when the peer is loopback. */
+  readonly trustProxy: boolean;
+}
+
+const LOOPBACK_PEER = /^(127\.|::1$|::ffff:127\.)/;
+
+function clientIp(c: Parameters<typeof getConnInfo>[0], trustProxy: boolean): string {
+  const peer = getConnInfo(c).remote.address ?? 'unknown';
+  if (!trustProxy || !LOOPBACK_PEER.test(peer)) return peer;
+  const forwarded = c.req.header('x-real-ip') ?? c.req.header('x-forwarded-for')?.split(',').at(-1);
+  return forwarded?.trim() || peer;
 }
 
 export function statusRoutes(options: StatusOptions): Hono {
   const status = new Hono();
   status.get('/', async (c) => {
-    const ip = getConnInfo(c).remote.address ?? 'unknown';
+    const ip = clientIp(c, options.trustProxy);
     const wait = options.limiter.take(ip);
     if (wait > 0) throw new RateLimited(wait, 'status requests');
     const names = options.agents().list().map((a) => a.name);

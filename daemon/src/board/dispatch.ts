@@ -4,7 +4,7 @@ import { findTool, IDEMPOTENCY_KEY_PATTERN, IDEMPOTENCY_KEY_TTL_MS, type ToolDef
 import type { z } from 'zod';
 import type { Agent } from '../agents.js';
 import { asBoardError, InvalidInput, NotFound, RateLimited } from '../errors.js';
-import { log } from '../log.js';
+import { log, logger } from '../log.js';
 import type { RateLimiter } from '../rate-limit.js';
 import { IdempotencyKeyTaken, type BoardStore } from '../store/store.js';
 import type { Board, CallContext, IdempotencyClaim } from './board.js';
@@ -14,6 +14,8 @@ type Handler = (agent: Agent, input: never, ctx: CallContext) => Promise<Record<
 export interface CallOptions {
   /** From the Idempotency-Key header: a retried mutation with the same key is answered from the first response. */
   readonly idempotencyKey?: string;
+  /** The HTTP request's id, for the log line. */
+  readonly requestId?: string;
 }
 
 export interface ToolDispatcherOptions {
@@ -49,6 +51,7 @@ export class ToolDispatcher {
     const taskId = taskIdOf(args);
     let outcome = 'ok';
     let auditTaskId = taskId;
+    const started = performance.now();
     try {
       if (!tool || !handler) throw new NotFound(`no tool is called "${toolName}"; tools/list shows the tools there are`);
       const wait = this.options.limiter.take(agent.name);
@@ -80,6 +83,10 @@ export class ToolDispatcher {
       outcome = boardError.code;
       throw boardError;
     } finally {
+      logger.info(
+        { request_id: options.requestId, agent: agent.name, tool: tool?.name ?? 'unknown_tool', task_id: auditTaskId, outcome, duration_ms: Math.round((performance.now() - started) * 10) / 10 },
+        'tool call',
+      );
       await this.options.store
         .appendAudit({ agent: agent.name, tool: tool ? tool.name : 'unknown_tool', taskId: auditTaskId ?? null, outcome })
         .catch((error: unknown) => log.error('audit write failed', { tool: toolName, error: String(error) }));

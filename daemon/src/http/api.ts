@@ -20,7 +20,8 @@ export function apiRoutes(dispatcher: ToolDispatcher, store: BoardStore): Hono<{
       }
     }
     const idempotencyKey = c.req.header('idempotency-key');
-    return c.json(await dispatcher.call(c.get('agent'), c.req.param('name'), args, idempotencyKey === undefined ? {} : { idempotencyKey }));
+    const options = { requestId: c.get('requestId'), ...(idempotencyKey !== undefined && { idempotencyKey }) };
+    return c.json(await dispatcher.call(c.get('agent'), c.req.param('name'), args, options));
   });
 
   // A long-running process (the model worker) takes and renews its agent's lease; see SPEC "One process per token".

@@ -2,7 +2,7 @@
 import type { MiddlewareHandler } from 'hono';
 import type { Agent, AgentDirectory } from '../agents.js';
 
-export type AuthVariables = { agent: Agent };
+export type AuthVariables = { agent: Agent; requestId: string };
 
 export interface BearerAuthOptions {
   readonly agents: () => AgentDirectory;

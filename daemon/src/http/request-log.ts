@@ -1,0 +1,28 @@
+// Gives every request an id and logs its outcome: method, path, status, agent, duration. No headers, no bodies.
+import { randomUUID } from 'node:crypto';
+import type { MiddlewareHandler } from 'hono';
+import type { Agent } from '../agents.js';
+import { logger } from '../log.js';
+
+export type RequestVariables = { requestId: string; agent?: Agent };
+
+export function requestLog(): MiddlewareHandler<{ Variables: RequestVariables }> {
+  return async function requestLog(c, next) {
+    const started = performance.now();
+    const requestId = randomUUID();
+    c.set('requestId', requestId);
+    c.header('X-Request-Id', requestId);
+    await next();
+    logger.info(
+      {
+        request_id: requestId,
+        method: c.req.method,
+        path: c.req.path,
+        status: c.res.status,
+        agent: c.get('agent')?.name,
+        duration_ms: Math.round((performance.now() - started) * 10) / 10,
+      },
+      'request',
+    );
+  };
+}
