@@ -81,10 +81,17 @@ export async function takeBackup(db: Database.Database, settings: BackupSettings
   const partial = join(dir, `.${name}.partial`);
   try {
     await db.backup(partial);
+    // A backup is one self-contained file: take it out of WAL mode so it has no -wal or -shm companions.
+    const copy = new Database(partial);
+    try {
+      copy.pragma('journal_mode = DELETE');
+    } finally {
+      copy.close();
+    }
     checkDatabaseFile(partial);
     renameSync(partial, join(dir, name));
   } catch (error) {
-    if (existsSync(partial)) unlinkSync(partial);
+    for (const leftover of [partial, `${partial}-wal`, `${partial}-shm`, `${partial}-journal`]) if (existsSync(leftover)) unlinkSync(leftover);
     throw error instanceof BackupError ? error : new BackupError(`backup failed: ${(error as Error).message}`);
   }
   // Only now that the new backup is checked are older ones pruned.

@@ -106,7 +106,14 @@ export async function startBoard(options: StartOptions = {}): Promise<TestBoard>
     tokens,
     process: child,
     output: () => ({ stdout, stderr }),
-    stop: (signal) => stopProcess(child, signal),
+    async stop(signal) {
+      const code = await stopProcess(child, signal);
+      // Every line the daemon logged in any test: no token may appear in it.
+      for (const [name, value] of Object.entries(tokens)) {
+        if (stderr.includes(value) || stdout.includes(value)) throw new Error(`the daemon's output contains ${name}'s token`);
+      }
+      return code;
+    },
   };
 }
 
