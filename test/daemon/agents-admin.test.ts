@@ -1,0 +1,121 @@
+// Agent admin without restarts: add, rotate and remove take effect on a running board; bad edits are ignored.
+import { execFile } from 'node:child_process';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { api, DAEMON_BIN, daemonEnv, mcpClient, startBoard, type TestBoard } from '../helpers/board.js';
+
+const run = promisify(execFile);
+let board: TestBoard;
+let env: Record<string, string>;
+const issued: string[] = [];
+
+async function cli(args: string[]) {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [DAEMON_BIN, ...args], { env, timeout: 20_000 });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const e = error as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+/** Polls until the board answers the token as expected (reloads apply within a few seconds). */
+async function eventually(check: () => Promise<boolean>, timeoutMs = 8_000): Promise<number> {
+  const started = Date.now();
+  while (!(await check())) {
+    if (Date.now() - started > timeoutMs) throw new Error('the running board did not pick up the change in time');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return Date.now() - started;
+}
+
+async function statusWith(token: string): Promise<number> {
+  const response = await fetch(`${board.url}/api/v1/tools/whoami`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: '{}' });
+  return response.status;
+}
+
+beforeAll(async () => {
+  board = await startBoard();
+  env = daemonEnv(board.dir);
+});
+afterAll(async () => {
+  await board.stop();
+  const output = board.output();
+  for (const token of issued) expect(output.stderr + output.stdout).not.toContain(token);
+});
+
+describe('roundtable agents', () => {
+  it('add: the new token works on the running board within seconds, and the file keeps hashes only, mode 600', async () => {
+    const added = await cli(['agents', 'add', 'gemini', '--role', 'worker', '--skills', 'python, docs', '--json']);
+    expect(added.code, added.stderr).toBe(0);
+    const { name, token } = JSON.parse(added.stdout) as { name: string; token: string };
+    issued.push(token);
+    expect(name).toBe('gemini');
+    const path = join(board.dir, 'agents.json');
+    expect(readFileSync(path, 'utf8')).not.toContain(token);
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+    await eventually(async () => (await statusWith(token)) === 200);
+    const me = (await api(board, token, 'whoami')).body;
+    expect(me).toMatchObject({ name: 'gemini', role: 'worker', skills: ['python', 'docs'] });
+    const list = await cli(['agents', 'list']);
+    expect(list.stdout).toMatch(/gemini\s+worker\s+python,docs/);
+    expect(list.stdout).not.toMatch(/[0-9a-f]{64}/);
+  });
+
+  it('rotate: the old token is refused from the next request on, the new one works, open connections are kept', async () => {
+    const client = await mcpClient(board, 'w2');
+    const rotated = await cli(['agents', 'rotate', 'w2', '--json']);
+    const { token } = JSON.parse(rotated.stdout) as { token: string };
+    issued.push(token);
+    await eventually(async () => (await statusWith(token)) === 200);
+    expect(await statusWith(board.tokens['w2']!)).toBe(401);
+    // Other agents were not disturbed by the reload.
+    expect((await api(board, 'w1', 'whoami')).status).toBe(200);
+    await client.close();
+  });
+
+  it('remove: the token is refused; rules are checked before anything is written', async () => {
+    const removed = await cli(['agents', 'remove', 'w3']);
+    expect(removed.code).toBe(0);
+    await eventually(async () => (await statusWith(board.tokens['w3']!)) === 401);
+
+    const before = readFileSync(join(board.dir, 'agents.json'), 'utf8');
+    const noLeader = await cli(['agents', 'remove', 'lead']);
+    expect(noLeader.code).toBe(1);
+    expect(noLeader.stderr).toContain('exactly one leader');
+    const twoLeaders = await cli(['agents', 'add', 'boss2', '--role', 'leader']);
+    expect(twoLeaders.stderr).toContain('exactly one leader, found 2');
+    const duplicate = await cli(['agents', 'add', 'w1']);
+    expect(duplicate.stderr).toContain('already exists');
+    const badName = await cli(['agents', 'add', 'bad name']);
+    expect(badName.code).toBe(1);
+    const unknown = await cli(['agents', 'rotate', 'nobody']);
+    expect(unknown.stderr).toContain('no agent is called "nobody"');
+    expect(readFileSync(join(board.dir, 'agents.json'), 'utf8')).toBe(before);
+  });
+
+  it('a hand edit that breaks the file is ignored with a logged error; the last good agents stay in force', async () => {
+    const path = join(board.dir, 'agents.json');
+    const good = readFileSync(path, 'utf8');
+    writeFileSync(path, '{"agents": [ broken');
+    await eventually(async () => board.output().stderr.includes('agents file is invalid; keeping the agents in force'));
+    expect((await api(board, 'w1', 'whoami')).status).toBe(200);
+    writeFileSync(path, good);
+  });
+
+  it('a hand edit is picked up by itself, and SIGHUP reloads too', async () => {
+    const path = join(board.dir, 'agents.json');
+    const file = JSON.parse(readFileSync(path, 'utf8')) as { agents: Array<{ name: string; skills: string[] }> };
+    file.agents.find((a) => a.name === 'w1')!.skills = ['python', 'sql', 'rust'];
+    writeFileSync(path, JSON.stringify(file));
+    await eventually(async () => ((await api(board, 'w1', 'whoami')).body.skills as string[]).includes('rust'));
+    file.agents.find((a) => a.name === 'w1')!.skills = ['go'];
+    writeFileSync(path, JSON.stringify(file));
+    board.process.kill('SIGHUP');
+    await eventually(async () => ((await api(board, 'w1', 'whoami')).body.skills as string[]).join() === 'go', 3_000);
+    // The signal arrived before the watcher's debounce, so the reload that applied it was the SIGHUP one.
+    expect(board.output().stderr).toMatch(/"reason":"SIGHUP".*"msg":"agents reloaded"|"msg":"agents reloaded".*"reason":"SIGHUP"/);
+  });
+});
