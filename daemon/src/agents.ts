@@ -2,7 +2,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { LIMITS, ROLES, type Role } from 'roundtable-shared';
+import { BOARD_MODES, LIMITS, ROLES, type BoardMode, type Role } from 'roundtable-shared';
 
 export interface Agent {
   readonly name: string;
@@ -40,6 +40,7 @@ const entrySchema = z
   });
 
 const fileSchema = z.strictObject({
+  mode: z.enum(BOARD_MODES, { error: `must be one of ${BOARD_MODES.join(', ')}` }).default('role'),
   agents: z.array(entrySchema, { error: 'must be a list of agents' }).min(1, { error: 'must list at least one agent' }),
 });
 
@@ -58,14 +59,23 @@ export class AgentDirectory {
   private readonly entries: readonly AgentEntry[];
   private readonly byName: ReadonlyMap<string, AgentEntry>;
 
-  constructor(entries: readonly AgentEntry[], readonly plaintextTokenAgents: readonly string[] = []) {
+  constructor(
+    entries: readonly AgentEntry[],
+    readonly plaintextTokenAgents: readonly string[] = [],
+    /** role: one leader and workers; peer: equal members, no leader. */
+    readonly mode: BoardMode = 'role',
+  ) {
     this.entries = entries;
     this.byName = new Map(entries.map((e) => [e.name, e]));
   }
 
   /** Compares the token's hash with every agent's in constant time; never logs the token. */
   findByToken(token: string): Agent | undefined {
-    const presented = createHash('sha256').update(token, 'utf8').digest();
+    return this.findByTokenHash(createHash('sha256').update(token, 'utf8').digest());
+  }
+
+  /** The same lookup from a stored hash (web sessions keep the hash, never the token). */
+  findByTokenHash(presented: Buffer): Agent | undefined {
     let match: AgentEntry | undefined;
     for (const entry of this.entries) {
       if (timingSafeEqual(presented, entry.tokenHash)) match = entry;
@@ -106,11 +116,22 @@ export function parseAgentsFile(text: string, path: string): AgentDirectory {
     if (seen.has(agent.name)) throw new AgentsFileError(`${path}: agents[${i}] ("${agent.name}") name: duplicate; agent names must be unique`);
     seen.add(agent.name);
   }
-  const leaders = agents.filter((a) => a.role === 'leader');
-  if (leaders.length !== 1) {
-    throw new AgentsFileError(
-      `${path}: role: the board needs exactly one leader, found ${leaders.length}${leaders.length ? ` (${leaders.map((l) => l.name).join(', ')})` : ''}`,
-    );
+  const mode = parsed.data.mode;
+  if (mode === 'role') {
+    const leaders = agents.filter((a) => a.role === 'leader');
+    if (leaders.length !== 1) {
+      throw new AgentsFileError(
+        `${path}: role: the board needs exactly one leader, found ${leaders.length}${leaders.length ? ` (${leaders.map((l) => l.name).join(', ')})` : ''}`,
+      );
+    }
+    const peer = agents.findIndex((a) => a.role === 'peer');
+    if (peer !== -1) throw new AgentsFileError(`${path}: agents[${peer}] ("${agents[peer]!.name}") role: "peer" needs "mode": "peer" at the top of the file`);
+  } else {
+    const ranked = agents.findIndex((a) => a.role === 'leader' || a.role === 'worker');
+    if (ranked !== -1) {
+      throw new AgentsFileError(`${path}: agents[${ranked}] ("${agents[ranked]!.name}") role: a peer-mode board has no leader or workers; use "peer" (or "observer")`);
+    }
+    if (!agents.some((a) => a.role === 'peer')) throw new AgentsFileError(`${path}: role: a peer-mode board needs at least one "peer"`);
   }
   const hashes = new Set<string>();
   const entries: AgentEntry[] = agents.map((a, i) => {
@@ -119,7 +140,7 @@ export function parseAgentsFile(text: string, path: string): AgentDirectory {
     hashes.add(hex);
     return { name: a.name, role: a.role, skills: Object.freeze([...new Set(a.skills)]), tokenHash: Buffer.from(hex, 'hex') };
   });
-  return new AgentDirectory(entries, agents.filter((a) => a.token !== undefined).map((a) => a.name));
+  return new AgentDirectory(entries, agents.filter((a) => a.token !== undefined).map((a) => a.name), mode);
 }
 
 export function loadAgentsFile(path: string): AgentDirectory {

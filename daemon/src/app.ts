@@ -4,6 +4,7 @@ import { bodyLimit } from 'hono/body-limit';
 import type { AgentDirectory } from './agents.js';
 import type { ToolDispatcher } from './board/dispatch.js';
 import type { Config } from './config.js';
+import type { EventBus } from './events.js';
 import { apiRoutes } from './http/api.js';
 import { bearerAuth, type AuthVariables } from './http/auth.js';
 import { hostGuard } from './http/host-guard.js';
@@ -19,6 +20,7 @@ export interface AppOptions {
   readonly store: BoardStore;
   readonly agents: () => AgentDirectory;
   readonly dispatcher: ToolDispatcher;
+  readonly events: EventBus;
 }
 
 const MAX_BODY_BYTES = 1024 * 1024;

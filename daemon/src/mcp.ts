@@ -13,10 +13,10 @@ function jsonRpcError(code: number, message: string) {
   return { jsonrpc: '2.0' as const, error: { code, message }, id: null };
 }
 
-function createMcpServer(agent: Agent, dispatcher: ToolDispatcher, requestId: string): Server {
+function createMcpServer(agent: Agent, dispatcher: ToolDispatcher, requestId: string, signal: AbortSignal): Server {
   const server = new Server({ name: 'roundtable', version: VERSION }, { capabilities: { tools: {} }, instructions: SERVER_INSTRUCTIONS });
   registerBoardTools(server, {
-    call: (name, args) => dispatcher.call(agent, name, args, { requestId }),
+    call: (name, args) => dispatcher.call(agent, name, args, { requestId, signal }),
     toErrorBody: (error) => asBoardError(error).toBody(),
   });
   return server;
@@ -34,7 +34,7 @@ export function mcpRoutes(dispatcher: ToolDispatcher): Hono<{ Variables: AuthVar
     }
     // Batches were removed from the transport in 2025-06-18; one message per request.
     if (Array.isArray(body)) return c.json(jsonRpcError(-32600, 'Invalid Request: JSON-RPC batches are not supported; send one message per request'), 400);
-    const server = createMcpServer(c.get('agent'), dispatcher, c.get('requestId'));
+    const server = createMcpServer(c.get('agent'), dispatcher, c.get('requestId'), c.req.raw.signal);
     const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true });
     await server.connect(transport);
     try {

@@ -9,6 +9,9 @@ import { AgentRegistry } from './agents-registry.js';
 import { createApp } from './app.js';
 import { takeBackup } from './backup.js';
 import { Board } from './board/board.js';
+import { Presence } from './board/presence.js';
+import { Room } from './board/room.js';
+import { LocalEventBus } from './events.js';
 import { ToolDispatcher } from './board/dispatch.js';
 import type { Config } from './config.js';
 import { lockDatabase } from './db-lock.js';
@@ -38,9 +41,17 @@ export async function startBoard(config: Config): Promise<RunningBoard> {
     unlock();
     throw error;
   }
-  const board = new Board({ store, agents: registry.directory, boardName: config.boardName });
-  const dispatcher = new ToolDispatcher({ board, store, limiter: new RateLimiter({ perMinute: config.rateLimitPerMinute }) });
-  const app = createApp({ config, store, agents: registry.directory, dispatcher });
+  const events = new LocalEventBus();
+  const deps = { store, agents: registry.directory, boardName: config.boardName, events };
+  const presence = new Presence(deps);
+  const dispatcher = new ToolDispatcher({
+    board: new Board(deps),
+    room: new Room(deps),
+    presence,
+    store,
+    limiter: new RateLimiter({ perMinute: config.rateLimitPerMinute }),
+  });
+  const app = createApp({ config, store, agents: registry.directory, dispatcher, events });
 
   const server: ServerType = await new Promise((resolve, reject) => {
     const s = serve(
@@ -92,6 +103,7 @@ export async function startBoard(config: Config): Promise<RunningBoard> {
     reloadAgents: () => void registry.reload('SIGHUP'),
     async close() {
       for (const timer of timers) clearInterval(timer);
+      presence.waiters.close();
       registry.close();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());

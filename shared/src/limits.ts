@@ -13,6 +13,10 @@ export const LIMITS = {
   listDefault: 50,
   listMax: 100,
   cursor: 200,
+  roomRecipients: 50,
+  roomPage: 100,
+  waitDefaultS: 25,
+  waitMaxS: 50,
 } as const;
 
 /** An Idempotency-Key header on a mutating API call: 1-200 of these characters; kept for 24 hours. */

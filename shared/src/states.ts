@@ -9,8 +9,15 @@ export const FINAL_STATUSES: readonly TaskStatus[] = ['done', 'cancelled'];
 export const MESSAGE_KINDS = ['progress', 'help_request', 'reply', 'note'] as const;
 export type MessageKind = (typeof MESSAGE_KINDS)[number];
 
-export const ROLES = ['leader', 'worker'] as const;
+/** leader and worker: role mode. peer: peer mode. observer: read-only, either mode. */
+export const ROLES = ['leader', 'worker', 'peer', 'observer'] as const;
 export type Role = (typeof ROLES)[number];
+
+export const BOARD_MODES = ['role', 'peer'] as const;
+export type BoardMode = (typeof BOARD_MODES)[number];
+
+export const PRESENCE_STATES = ['active', 'idle', 'gone'] as const;
+export type PresenceState = (typeof PRESENCE_STATES)[number];
 
 export const VERDICTS = ['approve', 'reject'] as const;
 export type Verdict = (typeof VERDICTS)[number];

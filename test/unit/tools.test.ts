@@ -1,11 +1,11 @@
-// The tool contract in shared/: eleven tools, strict inputs, portable schemas.
+// The tool contract in shared/: seventeen tools, strict inputs, portable schemas.
 import { expect, it } from 'vitest';
 import { listedTools, TOOLS } from 'roundtable-shared';
 
-it('defines the eleven board tools once each', () => {
+it('defines the seventeen board tools once each', () => {
   const names = TOOLS.map((t) => t.name);
-  expect(names).toHaveLength(11);
-  expect(new Set(names).size).toBe(11);
+  expect(names).toHaveLength(17);
+  expect(new Set(names).size).toBe(17);
 });
 
 it('every input schema refuses unknown arguments', () => {
@@ -26,6 +26,6 @@ it('no schema uses a type array (single-type dialects such as Gemini reject them
 });
 
 it('every output that carries board text declares the untrusted-content warning', () => {
-  const withText = TOOLS.filter((t) => !['whoami', 'list_agents'].includes(t.name));
+  const withText = TOOLS.filter((t) => !['whoami', 'list_agents', 'delivery_status', 'wait_for_activity'].includes(t.name));
   for (const tool of withText) expect(Object.keys(tool.output.shape), tool.name).toContain('untrusted_content_warning');
 });

@@ -1,7 +1,6 @@
-// The board's operations, one per tool: check the caller, apply the rule through the store, shape the answer.
+// Identity and task operations, one per tool: check the caller, apply the rule through the store, shape the answer.
 import {
   LIMITS,
-  UNTRUSTED_CONTENT_WARNING,
   type Message,
   type Task,
   type ToolInput,
@@ -18,9 +17,10 @@ import {
   type submitResult,
   type whoami,
 } from 'roundtable-shared';
-import type { Agent, AgentDirectory } from '../agents.js';
+import type { Agent } from '../agents.js';
 import { NotFound } from '../errors.js';
-import type { BoardStore, ResponseRecord } from '../store/store.js';
+import type { TaskChange } from '../store/store.js';
+import { callerOf, warning, withRender, type BoardDeps, type CallContext } from './context.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import {
   checkAssignee,
@@ -30,125 +30,145 @@ import {
   decideRelease,
   decideReview,
   decideSubmit,
-  requireLeader,
-  requireWorker,
+  requireClaimer,
+  requireCreator,
+  requireNotObserver,
+  requireReviewer,
 } from './rules.js';
 
-export interface BoardOptions {
-  readonly store: BoardStore;
-  /** The current agent directory; a getter so a reloaded agents.json takes effect at once. */
-  readonly agents: () => AgentDirectory;
-  readonly boardName: string;
-}
-
-const warning = { untrusted_content_warning: UNTRUSTED_CONTENT_WARNING } as const;
-
-/** An idempotency key the caller sent with a mutation; the store records the response under it. */
-export interface IdempotencyClaim {
-  readonly agent: string;
-  readonly key: string;
-  readonly tool: string;
-  readonly requestHash: string;
-  readonly expiredBefore: string;
-}
-
-export interface CallContext {
-  readonly idempotency?: IdempotencyClaim;
-}
-
-function withRender<T>(ctx: CallContext, render: (result: T) => object): ResponseRecord<T> | undefined {
-  return ctx.idempotency && { ...ctx.idempotency, render: (result: T) => JSON.stringify(render(result)) };
-}
+export type { CallContext, IdempotencyClaim } from './context.js';
 
 const taskOutput = (task: Task) => ({ task, ...warning });
 const messageOutput = (message: Message) => ({ message, ...warning });
 
 export class Board {
-  constructor(private readonly options: BoardOptions) {}
-
-  private get store(): BoardStore {
-    return this.options.store;
-  }
+  constructor(private readonly deps: BoardDeps) {}
 
   async whoami(agent: Agent, _input: ToolInput<typeof whoami>): Promise<ToolOutput<typeof whoami>> {
-    return { name: agent.name, role: agent.role, skills: [...agent.skills], board: this.options.boardName };
+    return { name: agent.name, role: agent.role, skills: [...agent.skills], board: this.deps.boardName };
   }
 
   async listAgents(_agent: Agent, _input: ToolInput<typeof listAgents>): Promise<ToolOutput<typeof listAgents>> {
-    const agents = this.options.agents().list();
-    const seen = await this.store.lastSeen(agents.map((a) => a.name));
+    const agents = this.deps.agents().list();
+    const seen = await this.deps.store.lastSeen(agents.map((a) => a.name));
     return { agents: agents.map((a) => ({ name: a.name, role: a.role, skills: [...a.skills], last_seen: seen.get(a.name) ?? null })) };
   }
 
   async createTask(agent: Agent, input: ToolInput<typeof createTask>, ctx: CallContext = {}): Promise<ToolOutput<typeof createTask>> {
-    requireLeader(agent, 'create tasks');
-    if (input.assignee !== undefined) checkAssignee(this.options.agents().find(input.assignee), input.assignee);
-    const task = await this.store.createTask({
-      title: input.title,
-      description: input.description ?? '',
-      requiredSkills: [...new Set(input.required_skills ?? [])],
-      assignee: input.assignee ?? null,
-      createdBy: agent.name,
-    }, withRender(ctx, taskOutput));
+    const caller = callerOf(this.deps, agent);
+    requireCreator(caller);
+    if (input.assignee !== undefined) checkAssignee(this.deps.agents().find(input.assignee), input.assignee, caller.mode);
+    const task = await this.deps.store.createTask(
+      {
+        title: input.title,
+        description: input.description ?? '',
+        requiredSkills: [...new Set(input.required_skills ?? [])],
+        assignee: input.assignee ?? null,
+        createdBy: agent.name,
+      },
+      withRender(ctx, taskOutput),
+    );
+    this.published(task, { actor: agent.name, action: 'created' });
     return taskOutput(task);
   }
 
   async listTasks(agent: Agent, input: ToolInput<typeof listTasks>): Promise<ToolOutput<typeof listTasks>> {
     const limit = input.limit ?? LIMITS.listDefault;
-    const page = await this.store.listTasks({
+    const claims = input.claimable_by_me === true;
+    let mayClaim = claims;
+    if (claims) {
+      try {
+        requireClaimer(callerOf(this.deps, agent));
+      } catch {
+        mayClaim = false;
+      }
+    }
+    const page = await this.deps.store.listTasks({
       ...(input.status !== undefined && { status: input.status }),
       ...(input.assignee !== undefined && { assignee: input.assignee }),
-      ...(input.claimable_by_me === true && { claimableBy: { name: agent.name, skills: agent.skills } }),
+      ...(claims && { claimableBy: { name: agent.name, skills: agent.skills } }),
       afterId: input.cursor === undefined ? 0 : decodeCursor(input.cursor),
       limit,
     });
-    // Only workers claim; a leader asking for claimable tasks gets none rather than a misleading list.
-    const tasks = input.claimable_by_me === true && agent.role !== 'worker' ? [] : page.tasks;
+    // Only claimers claim; anyone else asking for claimable tasks gets none rather than a misleading list.
+    const tasks = claims && !mayClaim ? [] : page.tasks;
     const nextCursor = tasks.length && page.lastId !== null ? encodeCursor(page.lastId) : null;
     return { tasks, next_cursor: nextCursor, ...warning };
   }
 
   async getTask(_agent: Agent, input: ToolInput<typeof getTask>): Promise<ToolOutput<typeof getTask>> {
-    const detail = await this.store.getTask(input.task_id);
+    const detail = await this.deps.store.getTask(input.task_id);
     if (!detail) throw new NotFound(`task ${input.task_id} does not exist; list_tasks shows the tasks there are`);
     return { ...detail, ...warning };
   }
 
   async claimTask(agent: Agent, input: ToolInput<typeof claimTask>, ctx: CallContext = {}): Promise<ToolOutput<typeof claimTask>> {
-    requireWorker(agent, 'claim tasks');
-    const task = await this.store.claimTask(input.task_id, (t) => decideClaim(t, agent), withRender(ctx, taskOutput));
+    const caller = callerOf(this.deps, agent);
+    requireClaimer(caller);
+    let change: TaskChange | undefined;
+    const task = await this.deps.store.claimTask(input.task_id, (t) => (change = decideClaim(t, caller)), withRender(ctx, taskOutput));
+    this.published(task, change!);
     return taskOutput(task);
   }
 
   async releaseTask(agent: Agent, input: ToolInput<typeof releaseTask>, ctx: CallContext = {}): Promise<ToolOutput<typeof releaseTask>> {
-    const task = await this.store.releaseTask(input.task_id, (t) => decideRelease(t, agent), withRender(ctx, taskOutput));
+    const caller = callerOf(this.deps, agent);
+    let change: TaskChange | undefined;
+    const task = await this.deps.store.releaseTask(input.task_id, (t) => (change = decideRelease(t, caller)), withRender(ctx, taskOutput));
+    this.published(task, change!);
     return taskOutput(task);
   }
 
   async postMessage(agent: Agent, input: ToolInput<typeof postMessage>, ctx: CallContext = {}): Promise<ToolOutput<typeof postMessage>> {
-    const message = await this.store.postMessage(
+    requireNotObserver(callerOf(this.deps, agent), 'post messages');
+    const message = await this.deps.store.postMessage(
       input.task_id,
       checkCanPost,
       { author: agent.name, kind: input.kind, text: input.text },
       withRender(ctx, messageOutput),
     );
+    this.deps.events.publish({ type: 'task_message', task_id: input.task_id, author: agent.name });
     return messageOutput(message);
   }
 
   async submitResult(agent: Agent, input: ToolInput<typeof submitResult>, ctx: CallContext = {}): Promise<ToolOutput<typeof submitResult>> {
-    const task = await this.store.submitResult(input.task_id, (t) => decideSubmit(t, agent, input.result), withRender(ctx, taskOutput));
+    const caller = callerOf(this.deps, agent);
+    let change: TaskChange | undefined;
+    const task = await this.deps.store.submitResult(input.task_id, (t) => (change = decideSubmit(t, caller, input.result)), withRender(ctx, taskOutput));
+    this.published(task, change!);
     return taskOutput(task);
   }
 
   async reviewTask(agent: Agent, input: ToolInput<typeof reviewTask>, ctx: CallContext = {}): Promise<ToolOutput<typeof reviewTask>> {
-    requireLeader(agent, 'review tasks');
-    const task = await this.store.reviewTask(input.task_id, (t) => decideReview(t, agent, input.verdict, input.note ?? null), withRender(ctx, taskOutput));
+    const caller = callerOf(this.deps, agent);
+    requireReviewer(caller);
+    let change: TaskChange | undefined;
+    const task = await this.deps.store.reviewTask(
+      input.task_id,
+      (t) => (change = decideReview(t, caller, input.verdict, input.note ?? null)),
+      withRender(ctx, taskOutput),
+    );
+    this.published(task, change!);
     return taskOutput(task);
   }
 
   async cancelTask(agent: Agent, input: ToolInput<typeof cancelTask>, ctx: CallContext = {}): Promise<ToolOutput<typeof cancelTask>> {
-    requireLeader(agent, 'cancel tasks');
-    const task = await this.store.cancelTask(input.task_id, (t) => decideCancel(t, agent, input.reason ?? null), withRender(ctx, taskOutput));
+    const caller = callerOf(this.deps, agent);
+    requireNotObserver(caller, 'cancel tasks');
+    let change: TaskChange | undefined;
+    const task = await this.deps.store.cancelTask(input.task_id, (t) => (change = decideCancel(t, caller, input.reason ?? null)), withRender(ctx, taskOutput));
+    this.published(task, change!);
     return taskOutput(task);
+  }
+
+  /** Tells waiters and live views what changed (ids and states only). */
+  private published(task: Task, change: Pick<TaskChange, 'actor' | 'action'> & { review?: TaskChange['review'] }): void {
+    this.deps.events.publish({
+      type: 'task',
+      action: change.action,
+      actor: change.actor,
+      task: { id: task.id, status: task.status, assignee: task.assignee, required_skills: task.required_skills },
+      ...(change.review && { submitter: change.review.submitter }),
+    });
   }
 }

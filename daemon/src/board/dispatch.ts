@@ -8,6 +8,8 @@ import { log, logger } from '../log.js';
 import type { RateLimiter } from '../rate-limit.js';
 import { IdempotencyKeyTaken, type BoardStore } from '../store/store.js';
 import type { Board, CallContext, IdempotencyClaim } from './board.js';
+import type { Presence } from './presence.js';
+import type { Room } from './room.js';
 
 type Handler = (agent: Agent, input: never, ctx: CallContext) => Promise<Record<string, unknown>>;
 
@@ -16,10 +18,14 @@ export interface CallOptions {
   readonly idempotencyKey?: string;
   /** The HTTP request's id, for the log line. */
   readonly requestId?: string;
+  /** Aborted when the client goes away, so a waiting call stops waiting. */
+  readonly signal?: AbortSignal;
 }
 
 export interface ToolDispatcherOptions {
   readonly board: Board;
+  readonly room: Room;
+  readonly presence: Presence;
   readonly store: BoardStore;
   readonly limiter: RateLimiter;
 }
@@ -29,7 +35,15 @@ export class ToolDispatcher {
 
   constructor(private readonly options: ToolDispatcherOptions) {
     const b = options.board;
+    const r = options.room;
+    const p = options.presence;
     this.handlers = {
+      post: r.post.bind(r),
+      read_unread: r.readUnread.bind(r),
+      read_log: r.readLog.bind(r),
+      delivery_status: r.deliveryStatus.bind(r),
+      members: p.members.bind(p),
+      wait_for_activity: p.waitForActivity.bind(p),
       whoami: b.whoami.bind(b),
       list_agents: b.listAgents.bind(b),
       create_task: b.createTask.bind(b),
@@ -68,7 +82,7 @@ export class ToolDispatcher {
       }
       let output: Record<string, unknown>;
       try {
-        output = await handler(agent, input as never, claim ? { idempotency: claim } : {});
+        output = await handler(agent, input as never, { ...(claim && { idempotency: claim }), ...(options.signal && { signal: options.signal }) });
       } catch (error) {
         // A concurrent request with the same key won; ours was rolled back, so answer with its response.
         if (!(error instanceof IdempotencyKeyTaken) || !claim) throw error;

@@ -1,88 +1,110 @@
 // The board's rules as pure decisions: given the caller and the task as stored, return the change or throw why not.
-import { FINAL_STATUSES, type Task, type Verdict } from 'roundtable-shared';
+// Role mode: the leader creates, reviews and cancels; workers claim. Peer mode: every peer creates and claims,
+// any peer but the submitter reviews, the creator cancels. Observers only read, in either mode.
+import { FINAL_STATUSES, type BoardMode, type Task, type Verdict } from 'roundtable-shared';
 import type { Agent } from '../agents.js';
 import { Conflict, Forbidden, InvalidInput } from '../errors.js';
 import type { TaskChange } from '../store/store.js';
 
-export function requireLeader(agent: Agent, action: string): void {
-  if (agent.role !== 'leader') throw new Forbidden(`only the leader may ${action}; you are ${agent.name}, a ${agent.role}`);
+export interface Caller {
+  readonly agent: Agent;
+  readonly mode: BoardMode;
 }
 
-export function requireWorker(agent: Agent, action: string): void {
-  if (agent.role !== 'worker') throw new Forbidden(`only workers may ${action}; you are ${agent.name}, the ${agent.role}`);
+function describe(agent: Agent): string {
+  return `you are ${agent.name}, ${agent.role === 'leader' ? 'the' : 'a'} ${agent.role}`;
 }
 
-/** The assignee given at creation must be a worker on the board. */
-export function checkAssignee(assignee: Agent | undefined, name: string): void {
+export function requireNotObserver({ agent }: Caller, action: string): void {
+  if (agent.role === 'observer') throw new Forbidden(`observers only read; ${describe(agent)} and may not ${action}`);
+}
+
+export function requireCreator(caller: Caller): void {
+  requireNotObserver(caller, 'create tasks');
+  if (caller.mode === 'role' && caller.agent.role !== 'leader') throw new Forbidden(`only the leader may create tasks; ${describe(caller.agent)}`);
+}
+
+export function requireClaimer(caller: Caller): void {
+  requireNotObserver(caller, 'claim tasks');
+  if (caller.mode === 'role' && caller.agent.role !== 'worker') throw new Forbidden(`only workers may claim tasks; ${describe(caller.agent)}`);
+}
+
+export function requireReviewer(caller: Caller): void {
+  requireNotObserver(caller, 'review tasks');
+  if (caller.mode === 'role' && caller.agent.role !== 'leader') throw new Forbidden(`only the leader may review tasks; ${describe(caller.agent)}`);
+}
+
+/** Who may be assigned a task at creation: a worker in role mode, a peer in peer mode. */
+export function checkAssignee(assignee: Agent | undefined, name: string, mode: BoardMode): void {
   if (!assignee) throw new InvalidInput(`assignee: no agent is called "${name}"; list_agents shows the names`);
-  if (assignee.role !== 'worker') throw new InvalidInput(`assignee: "${name}" is the ${assignee.role}; only a worker can be assigned a task`);
+  const expected = mode === 'role' ? 'worker' : 'peer';
+  if (assignee.role !== expected) throw new InvalidInput(`assignee: "${name}" is ${assignee.role === 'leader' ? 'the' : 'an'} ${assignee.role}; only a ${expected} can be assigned a task`);
 }
 
-export function missingSkills(task: Pick<Task, 'required_skills'>, agent: Agent): string[] {
+export function missingSkills(task: { readonly required_skills: readonly string[] }, agent: Agent): string[] {
   return task.required_skills.filter((skill) => !agent.skills.includes(skill));
 }
 
-export function decideClaim(task: Task, agent: Agent): TaskChange {
-  requireWorker(agent, 'claim tasks');
+export function decideClaim(task: Task, caller: Caller): TaskChange {
+  requireClaimer(caller);
+  const { agent } = caller;
   if (task.status !== 'open') {
     const holder = task.assignee === agent.name ? 'you already hold it' : `it is ${task.status}${task.assignee ? ` by ${task.assignee}` : ''}`;
     throw new Conflict(`task ${task.id} cannot be claimed: ${holder}. list_tasks with claimable_by_me shows what you can claim`);
   }
   if (task.assignee !== null && task.assignee !== agent.name) {
-    throw new Forbidden(`task ${task.id} is reserved for ${task.assignee}; only that worker may claim it`);
+    throw new Forbidden(`task ${task.id} is reserved for ${task.assignee}; only that member may claim it`);
   }
   const missing = missingSkills(task, agent);
-  if (missing.length > 0) {
-    throw new Forbidden(`task ${task.id} needs skills you do not have: ${missing.join(', ')}`);
-  }
+  if (missing.length > 0) throw new Forbidden(`task ${task.id} needs skills you do not have: ${missing.join(', ')}`);
   return { actor: agent.name, action: 'claimed', status: 'claimed', assignee: agent.name };
 }
 
-function requireHolder(task: Task, agent: Agent, action: string): void {
+function requireHolder(task: Task, agent: Agent, verb: 'release' | 'submit'): void {
   if (task.status !== 'claimed') {
-    throw new Conflict(`task ${task.id} is ${task.status}, not claimed; only a claimed task can be ${action}`);
+    throw new Conflict(`task ${task.id} is ${task.status}, not claimed; only a claimed task can be ${verb === 'release' ? 'released' : 'submitted'}`);
   }
-  if (task.assignee !== agent.name) {
-    throw new Forbidden(`task ${task.id} is claimed by ${task.assignee ?? 'nobody'}; only its assignee may ${action === 'released' ? 'release' : 'submit'} it`);
-  }
+  if (task.assignee !== agent.name) throw new Forbidden(`task ${task.id} is claimed by ${task.assignee ?? 'nobody'}; only its assignee may ${verb} it`);
 }
 
-/** Release returns the task to the open pool; it is then claimable by any qualified worker. */
-export function decideRelease(task: Task, agent: Agent): TaskChange {
-  requireHolder(task, agent, 'released');
+/** Release returns the task to the open pool; it is then claimable by any qualified member. */
+export function decideRelease(task: Task, { agent }: Caller): TaskChange {
+  requireHolder(task, agent, 'release');
   return { actor: agent.name, action: 'released', status: 'open', assignee: null };
 }
 
-export function decideSubmit(task: Task, agent: Agent, result: string): TaskChange {
-  requireHolder(task, agent, 'submitted');
+export function decideSubmit(task: Task, { agent }: Caller, result: string): TaskChange {
+  requireHolder(task, agent, 'submit');
   // The result is also kept in the history, so a later rejection and resubmission loses nothing.
   return { actor: agent.name, action: 'submitted', status: 'submitted', assignee: agent.name, result, note: result };
 }
 
-export function decideReview(task: Task, agent: Agent, verdict: Verdict, note: string | null): TaskChange {
-  requireLeader(agent, 'review tasks');
-  if (task.status !== 'submitted') {
-    throw new Conflict(`task ${task.id} is ${task.status}, not submitted; only a submitted task can be reviewed`);
+export function decideReview(task: Task, caller: Caller, verdict: Verdict, note: string | null): TaskChange {
+  requireReviewer(caller);
+  const { agent } = caller;
+  if (task.status !== 'submitted') throw new Conflict(`task ${task.id} is ${task.status}, not submitted; only a submitted task can be reviewed`);
+  if (caller.mode === 'peer' && task.assignee === agent.name) {
+    throw new Forbidden(`task ${task.id} was submitted by you; another member must review it`);
   }
+  const review = { verdict, note, submitter: task.assignee };
   if (verdict === 'reject') {
-    if (note === null || !/\S/.test(note)) {
-      throw new InvalidInput('note: required to reject; say what the worker should change');
-    }
-    return { actor: agent.name, action: 'rejected', status: 'open', assignee: null, result: null, note, review: { verdict, note } };
+    if (note === null || !/\S/.test(note)) throw new InvalidInput('note: required to reject; say what should change');
+    return { actor: agent.name, action: 'rejected', status: 'open', assignee: null, result: null, note, review };
   }
-  return { actor: agent.name, action: 'approved', status: 'done', assignee: task.assignee, note, review: { verdict, note } };
+  return { actor: agent.name, action: 'approved', status: 'done', assignee: task.assignee, note, review };
 }
 
-export function decideCancel(task: Task, agent: Agent, reason: string | null): TaskChange {
-  requireLeader(agent, 'cancel tasks');
-  if (FINAL_STATUSES.includes(task.status)) {
-    throw new Conflict(`task ${task.id} is already ${task.status}; a final task cannot be cancelled`);
+export function decideCancel(task: Task, caller: Caller, reason: string | null): TaskChange {
+  requireNotObserver(caller, 'cancel tasks');
+  const { agent } = caller;
+  if (caller.mode === 'role' && agent.role !== 'leader') throw new Forbidden(`only the leader may cancel tasks; ${describe(agent)}`);
+  if (caller.mode === 'peer' && task.created_by !== agent.name) {
+    throw new Forbidden(`task ${task.id} was created by ${task.created_by}; in peer mode only its creator may cancel it`);
   }
+  if (FINAL_STATUSES.includes(task.status)) throw new Conflict(`task ${task.id} is already ${task.status}; a final task cannot be cancelled`);
   return { actor: agent.name, action: 'cancelled', status: 'cancelled', assignee: task.assignee, note: reason };
 }
 
 export function checkCanPost(task: Task): void {
-  if (FINAL_STATUSES.includes(task.status)) {
-    throw new Conflict(`task ${task.id} is ${task.status}; messages cannot be added to a final task`);
-  }
+  if (FINAL_STATUSES.includes(task.status)) throw new Conflict(`task ${task.id} is ${task.status}; messages cannot be added to a final task`);
 }

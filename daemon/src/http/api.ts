@@ -20,7 +20,7 @@ export function apiRoutes(dispatcher: ToolDispatcher, store: BoardStore): Hono<{
       }
     }
     const idempotencyKey = c.req.header('idempotency-key');
-    const options = { requestId: c.get('requestId'), ...(idempotencyKey !== undefined && { idempotencyKey }) };
+    const options = { requestId: c.get('requestId'), signal: c.req.raw.signal, ...(idempotencyKey !== undefined && { idempotencyKey }) };
     return c.json(await dispatcher.call(c.get('agent'), c.req.param('name'), args, options));
   });
 

@@ -11,6 +11,12 @@ import {
   type DecideChange,
   type InstanceLease,
   type NewMessage,
+  type NewRoomMessage,
+  type PendingCounts,
+  type PendingQuery,
+  type ReceiptRow,
+  type ReviewNotice,
+  type StoredRoomMessage,
   type NewTask,
   type ResponseRecord,
   type StoredResponse,
@@ -44,6 +50,18 @@ function toSummary(row: Omit<TaskRow, 'description' | 'result'>): TaskSummary {
 
 const now = () => new Date().toISOString();
 
+interface RoomRow {
+  id: number;
+  author: string;
+  recipients: string;
+  text: string;
+  created_at: string;
+}
+
+function toRoomMessage(row: RoomRow): StoredRoomMessage {
+  return { id: row.id, from: row.author, to: row.recipients === 'all' ? 'all' : (JSON.parse(row.recipients) as string[]), text: row.text, created_at: row.created_at };
+}
+
 export interface SqliteStoreOptions {
   readonly path: string;
   readonly busyTimeoutMs?: number;
@@ -75,10 +93,10 @@ export class SqliteStore implements BoardStore {
         `INSERT INTO activity (task_id, agent, action, from_status, to_status, assignee, note, created_at)
          VALUES (@task_id, @agent, @action, @from_status, @to_status, @assignee, @note, @at)`,
       ),
-      insertReview: db.prepare('INSERT INTO reviews (task_id, reviewer, verdict, note, created_at) VALUES (?, ?, ?, ?, ?)'),
+      insertReview: db.prepare('INSERT INTO reviews (task_id, reviewer, verdict, note, submitter, created_at) VALUES (?, ?, ?, ?, ?, ?)'),
       insertMessage: db.prepare('INSERT INTO messages (task_id, author, kind, text, created_at) VALUES (?, ?, ?, ?, ?)'),
       messagesOf: db.prepare('SELECT * FROM messages WHERE task_id = ? ORDER BY id'),
-      reviewsOf: db.prepare('SELECT * FROM reviews WHERE task_id = ? ORDER BY id'),
+      reviewsOf: db.prepare('SELECT id, task_id, reviewer, verdict, note, created_at FROM reviews WHERE task_id = ? ORDER BY id'),
       historyOf: db.prepare('SELECT * FROM activity WHERE task_id = ? ORDER BY id'),
       insertAudit: db.prepare('INSERT INTO audit_log (at, agent, tool, task_id, outcome) VALUES (?, ?, ?, ?, ?)'),
       lastSeen: db.prepare('SELECT MAX(at) AS at FROM audit_log WHERE agent = ?').pluck(),
@@ -99,6 +117,42 @@ export class SqliteStore implements BoardStore {
            instance_id = @instance, expires_at = @expires`,
       ),
       deleteInstance: db.prepare('DELETE FROM agent_instances WHERE agent = ? AND instance_id = ?'),
+      insertRoomMessage: db.prepare('INSERT INTO room_messages (author, recipients, text, created_at) VALUES (?, ?, ?, ?)'),
+      insertReceipt: db.prepare('INSERT OR IGNORE INTO room_receipts (message_id, agent) VALUES (?, ?)'),
+      ensureCursor: db.prepare('INSERT OR IGNORE INTO agent_cursors (agent) VALUES (?)'),
+      roomCursor: db.prepare('SELECT room_read_id FROM agent_cursors WHERE agent = ?').pluck(),
+      setRoomCursor: db.prepare('UPDATE agent_cursors SET room_read_id = ? WHERE agent = ? AND room_read_id < ?'),
+      reviewCursor: db.prepare('SELECT review_seen_id FROM agent_cursors WHERE agent = ?').pluck(),
+      setReviewCursor: db.prepare('UPDATE agent_cursors SET review_seen_id = ? WHERE agent = ? AND review_seen_id < ?'),
+      // Visible to an agent: sent to all by someone else, or addressed to it (a receipt row exists).
+      unread: db.prepare(
+        `SELECT m.id, m.author, m.recipients, m.text, m.created_at FROM room_messages m
+         WHERE m.id > @after AND m.author != @agent
+           AND (m.recipients = 'all' OR EXISTS (SELECT 1 FROM room_receipts r WHERE r.agent = @agent AND r.message_id = m.id))
+         ORDER BY m.id LIMIT @limit`,
+      ),
+      countUnread: db.prepare(
+        `SELECT COUNT(*) FROM room_messages m
+         WHERE m.id > @after AND m.author != @agent
+           AND (m.recipients = 'all' OR EXISTS (SELECT 1 FROM room_receipts r WHERE r.agent = @agent AND r.message_id = m.id))`,
+      ).pluck(),
+      markRead: db.prepare('UPDATE room_receipts SET read_at = ? WHERE agent = ? AND message_id <= ? AND read_at IS NULL'),
+      roomLog: db.prepare(
+        `SELECT m.id, m.author, m.recipients, m.text, m.created_at FROM room_messages m
+         WHERE m.id < @before
+           AND (m.recipients = 'all' OR m.author = @agent OR EXISTS (SELECT 1 FROM room_receipts r WHERE r.agent = @agent AND r.message_id = m.id))
+         ORDER BY m.id DESC LIMIT @limit`,
+      ),
+      roomMessage: db.prepare('SELECT id, author, recipients, text, created_at FROM room_messages WHERE id = ?'),
+      receiptsOf: db.prepare('SELECT agent, read_at FROM room_receipts WHERE message_id = ? ORDER BY agent'),
+      countClaimable: db.prepare(
+        `SELECT COUNT(*) FROM tasks WHERE status = 'open' AND (assignee IS NULL OR assignee = @agent)
+           AND NOT EXISTS (SELECT 1 FROM task_skills s WHERE s.task_id = tasks.id AND s.skill NOT IN (SELECT value FROM json_each(@skills)))`,
+      ).pluck(),
+      countSubmitted: db.prepare("SELECT COUNT(*) FROM tasks WHERE status = 'submitted'").pluck(),
+      countSubmittedByOthers: db.prepare("SELECT COUNT(*) FROM tasks WHERE status = 'submitted' AND assignee != ?").pluck(),
+      reviewsFor: db.prepare('SELECT id, task_id, verdict, reviewer, created_at FROM reviews WHERE submitter = ? AND id > ? ORDER BY id'),
+      holdings: db.prepare("SELECT id, title, status, assignee FROM tasks WHERE status = 'claimed' ORDER BY id"),
     };
   }
 
@@ -212,7 +266,7 @@ export class SqliteStore implements BoardStore {
           at,
         });
         if (change.review) {
-          this.stmt.insertReview.run(id, change.actor, change.review.verdict, change.review.note, at);
+          this.stmt.insertReview.run(id, change.actor, change.review.verdict, change.review.note, change.review.submitter, at);
         }
         this.stmt.insertActivity.run({
           task_id: id,
@@ -290,6 +344,81 @@ export class SqliteStore implements BoardStore {
 
   async releaseInstance(agent: string, instanceId: string): Promise<void> {
     this.stmt.deleteInstance.run(agent, instanceId);
+  }
+
+  async postRoomMessage(message: NewRoomMessage, record?: ResponseRecord<StoredRoomMessage>): Promise<StoredRoomMessage> {
+    return this.db
+      .transaction(() => {
+        const at = now();
+        const recipients = message.to === 'all' ? 'all' : JSON.stringify(message.to);
+        const id = Number(this.stmt.insertRoomMessage.run(message.author, recipients, message.text, at).lastInsertRowid);
+        for (const agent of message.recipients) this.stmt.insertReceipt.run(id, agent);
+        return this.recordResponse(record, { id, from: message.author, to: message.to === 'all' ? 'all' : [...message.to], text: message.text, created_at: at });
+      })
+      .immediate();
+  }
+
+  async readUnread(
+    agent: string,
+    limit: number,
+    record?: ResponseRecord<{ messages: StoredRoomMessage[]; more: boolean }>,
+  ): Promise<{ messages: StoredRoomMessage[]; more: boolean }> {
+    return this.db
+      .transaction(() => {
+        this.stmt.ensureCursor.run(agent);
+        const after = this.stmt.roomCursor.get(agent) as number;
+        const rows = this.stmt.unread.all({ after, agent, limit: limit + 1 }) as RoomRow[];
+        const more = rows.length > limit;
+        const page = (more ? rows.slice(0, limit) : rows).map(toRoomMessage);
+        const last = page.at(-1)?.id;
+        if (last !== undefined) {
+          this.stmt.setRoomCursor.run(last, agent, last);
+          this.stmt.markRead.run(now(), agent, last);
+        }
+        return this.recordResponse(record, { messages: page, more });
+      })
+      .immediate();
+  }
+
+  async readRoomLog(agent: string, before: number | undefined, limit: number): Promise<StoredRoomMessage[]> {
+    return (this.stmt.roomLog.all({ agent, before: before ?? Number.MAX_SAFE_INTEGER, limit }) as RoomRow[]).map(toRoomMessage);
+  }
+
+  async getRoomMessage(id: number): Promise<{ message: StoredRoomMessage; receipts: ReceiptRow[] } | undefined> {
+    const row = this.stmt.roomMessage.get(id) as RoomRow | undefined;
+    if (!row) return undefined;
+    return { message: toRoomMessage(row), receipts: this.stmt.receiptsOf.all(id) as ReceiptRow[] };
+  }
+
+  async pendingFor(query: PendingQuery): Promise<PendingCounts> {
+    return this.db.transaction(() => {
+      const after = (this.stmt.roomCursor.get(query.agent) as number | undefined) ?? 0;
+      const reviewAfter = (this.stmt.reviewCursor.get(query.agent) as number | undefined) ?? 0;
+      return {
+        unreadMessages: this.stmt.countUnread.get({ after, agent: query.agent }) as number,
+        claimableTasks: query.claims ? (this.stmt.countClaimable.get({ agent: query.agent, skills: JSON.stringify(query.skills) }) as number) : 0,
+        toReview:
+          query.reviews === 'all' ? (this.stmt.countSubmitted.get() as number) : query.reviews === 'others' ? (this.stmt.countSubmittedByOthers.get(query.agent) as number) : 0,
+        reviews: this.stmt.reviewsFor.all(query.agent, reviewAfter) as ReviewNotice[],
+      };
+    })();
+  }
+
+  async markReviewsSeen(agent: string, upToId: number): Promise<void> {
+    this.db.transaction(() => {
+      this.stmt.ensureCursor.run(agent);
+      this.stmt.setReviewCursor.run(upToId, agent, upToId);
+    }).immediate();
+  }
+
+  async holdings(): Promise<Map<string, Array<{ id: number; title: string; status: string }>>> {
+    const held = new Map<string, Array<{ id: number; title: string; status: string }>>();
+    for (const row of this.stmt.holdings.all() as Array<{ id: number; title: string; status: string; assignee: string }>) {
+      const list = held.get(row.assignee) ?? [];
+      list.push({ id: row.id, title: row.title, status: row.status });
+      held.set(row.assignee, list);
+    }
+    return held;
   }
 
   async close(): Promise<void> {

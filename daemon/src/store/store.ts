@@ -13,7 +13,7 @@ export interface TaskChange {
   /** The activity row to append (who did what). */
   readonly action: string;
   readonly note?: string | null;
-  readonly review?: { readonly verdict: Verdict; readonly note: string | null };
+  readonly review?: { readonly verdict: Verdict; readonly note: string | null; readonly submitter: string | null };
 }
 
 /** A pure rule: looks at the task as stored now and returns the change, or throws a BoardError. */
@@ -92,6 +92,53 @@ export interface InstanceLease {
   readonly expiresAt: string;
 }
 
+/** A room message as stored: recipients is "all" or the names it was sent to. */
+export interface StoredRoomMessage {
+  readonly id: number;
+  readonly from: string;
+  readonly to: 'all' | string[];
+  readonly text: string;
+  readonly created_at: string;
+}
+
+export interface NewRoomMessage {
+  readonly author: string;
+  readonly to: 'all' | readonly string[];
+  /** Who gets a receipt: the named members, or every member but the author for "all". */
+  readonly recipients: readonly string[];
+  readonly text: string;
+}
+
+export interface ReceiptRow {
+  readonly agent: string;
+  readonly read_at: string | null;
+}
+
+export interface ReviewNotice {
+  readonly id: number;
+  readonly task_id: number;
+  readonly verdict: Verdict;
+  readonly reviewer: string;
+  readonly created_at: string;
+}
+
+/** What waits for an agent now, for wait_for_activity. */
+export interface PendingCounts {
+  readonly unreadMessages: number;
+  readonly claimableTasks: number;
+  readonly toReview: number;
+  readonly reviews: readonly ReviewNotice[];
+}
+
+export interface PendingQuery {
+  readonly agent: string;
+  readonly skills: readonly string[];
+  /** Whether the agent may claim (a worker, or a peer). */
+  readonly claims: boolean;
+  /** Whether the agent reviews: the leader (every submission), or a peer (submissions by others). */
+  readonly reviews: 'all' | 'others' | 'none';
+}
+
 export interface BoardStore {
   createTask(task: NewTask, record?: ResponseRecord<Task>): Promise<Task>;
   getTask(id: number): Promise<TaskDetail | undefined>;
@@ -115,6 +162,17 @@ export interface BoardStore {
    * instead if a different instance holds an unexpired lease.
    */
   acquireInstance(agent: string, instanceId: string, now: string, expiresAt: string): Promise<InstanceLease | undefined>;
+  postRoomMessage(message: NewRoomMessage, record?: ResponseRecord<StoredRoomMessage>): Promise<StoredRoomMessage>;
+  /** Unread messages to all or to the agent, oldest first, marked read in the same transaction. */
+  readUnread(agent: string, limit: number, record?: ResponseRecord<{ messages: StoredRoomMessage[]; more: boolean }>): Promise<{ messages: StoredRoomMessage[]; more: boolean }>;
+  /** Messages the agent can see (to all, to it, from it), newest first, ids below `before`. */
+  readRoomLog(agent: string, before: number | undefined, limit: number): Promise<StoredRoomMessage[]>;
+  getRoomMessage(id: number): Promise<{ message: StoredRoomMessage; receipts: ReceiptRow[] } | undefined>;
+  pendingFor(query: PendingQuery): Promise<PendingCounts>;
+  /** Marks the reviews up to this id as told to the agent. */
+  markReviewsSeen(agent: string, upToId: number): Promise<void>;
+  /** Tasks each agent holds (claimed) now. */
+  holdings(): Promise<Map<string, Array<{ id: number; title: string; status: string }>>>;
   /** Ends the lease if this instance holds it. */
   releaseInstance(agent: string, instanceId: string): Promise<void>;
   close(): Promise<void>;

@@ -11,10 +11,14 @@ import {
   reviewTask,
   submitResult,
 } from './tasks.js';
+import { deliveryStatus, post, readLog, readUnread } from './room.js';
+import { members, waitForActivity } from './presence.js';
 import type { ToolDefinition } from './define.js';
 
 export * from './define.js';
 export { whoami, listAgents, createTask, listTasks, getTask, claimTask, releaseTask, postMessage, submitResult, reviewTask, cancelTask };
+export { post, readUnread, readLog, deliveryStatus, members, waitForActivity };
+export { roomMessageSchema, type RoomMessage } from './room.js';
 
 export const TOOLS = [
   whoami,
@@ -28,6 +32,12 @@ export const TOOLS = [
   submitResult,
   reviewTask,
   cancelTask,
+  post,
+  readUnread,
+  readLog,
+  deliveryStatus,
+  members,
+  waitForActivity,
 ] as const satisfies readonly ToolDefinition[];
 
 export type ToolName = (typeof TOOLS)[number]['name'];

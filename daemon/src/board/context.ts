@@ -1,0 +1,39 @@
+// What every part of the board works with: the store, the agents in force, the event bus, the output helpers.
+import { UNTRUSTED_CONTENT_WARNING } from 'roundtable-shared';
+import type { Agent, AgentDirectory } from '../agents.js';
+import type { EventBus } from '../events.js';
+import type { BoardStore, ResponseRecord } from '../store/store.js';
+import type { Caller } from './rules.js';
+
+export interface BoardDeps {
+  readonly store: BoardStore;
+  /** The agents in force; a getter so a reloaded agents.json applies at once. */
+  readonly agents: () => AgentDirectory;
+  readonly boardName: string;
+  readonly events: EventBus;
+}
+
+/** An idempotency key the caller sent with a mutation; the store records the response under it. */
+export interface IdempotencyClaim {
+  readonly agent: string;
+  readonly key: string;
+  readonly tool: string;
+  readonly requestHash: string;
+  readonly expiredBefore: string;
+}
+
+export interface CallContext {
+  readonly idempotency?: IdempotencyClaim;
+  /** Aborted when the caller goes away (for calls that wait). */
+  readonly signal?: AbortSignal;
+}
+
+export const warning = { untrusted_content_warning: UNTRUSTED_CONTENT_WARNING } as const;
+
+export function withRender<T>(ctx: CallContext, render: (result: T) => object): ResponseRecord<T> | undefined {
+  return ctx.idempotency && { ...ctx.idempotency, render: (result: T) => JSON.stringify(render(result)) };
+}
+
+export function callerOf(deps: BoardDeps, agent: Agent): Caller {
+  return { agent, mode: deps.agents().mode };
+}

@@ -1,0 +1,114 @@
+// Who is around, and waiting for activity without polling.
+import { LIMITS, type PresenceState, type ToolInput, type ToolOutput, type members, type waitForActivity } from 'roundtable-shared';
+import type { Agent } from '../agents.js';
+import type { BoardEvent } from '../events.js';
+import type { PendingCounts, PendingQuery } from '../store/store.js';
+import { callerOf, warning, type BoardDeps, type CallContext } from './context.js';
+import { missingSkills } from './rules.js';
+import { ActivityWaiters } from './waiters.js';
+
+export const ACTIVE_MS = 2 * 60_000;
+export const IDLE_MS = 15 * 60_000;
+
+export class Presence {
+  readonly waiters: ActivityWaiters;
+
+  constructor(private readonly deps: BoardDeps) {
+    this.waiters = new ActivityWaiters({ events: deps.events, concerns: (event) => this.concerned(event) });
+  }
+
+  async members(_agent: Agent, _input: ToolInput<typeof members>): Promise<ToolOutput<typeof members>> {
+    const agents = this.deps.agents().list();
+    const [seen, held] = await Promise.all([this.deps.store.lastSeen(agents.map((a) => a.name)), this.deps.store.holdings()]);
+    const now = Date.now();
+    return {
+      members: agents.map((a) => {
+        const lastCall = seen.get(a.name);
+        const last = Math.max(lastCall ? Date.parse(lastCall) : 0, this.waiters.lastWait(a.name) ?? 0);
+        const waiting = this.waiters.isWaiting(a.name);
+        const state: PresenceState = waiting || now - last < ACTIVE_MS ? 'active' : last > 0 && now - last < IDLE_MS ? 'idle' : 'gone';
+        return {
+          name: a.name,
+          role: a.role,
+          skills: [...a.skills],
+          state,
+          waiting,
+          last_seen: last > 0 ? new Date(last).toISOString() : null,
+          holding: held.get(a.name) ?? [],
+        };
+      }),
+      ...warning,
+    };
+  }
+
+  async waitForActivity(agent: Agent, input: ToolInput<typeof waitForActivity>, ctx: CallContext = {}): Promise<ToolOutput<typeof waitForActivity>> {
+    const started = Date.now();
+    const deadline = started + (input.timeout_s ?? LIMITS.waitDefaultS) * 1000;
+    const query = this.pendingQuery(agent);
+    let pending = await this.deps.store.pendingFor(query);
+    let reason: 'pending' | 'activity' | 'timeout' = 'pending';
+    this.deps.events.publish({ type: 'presence', agent: agent.name });
+    // Woken by an event that concerns the caller, look again: it may already have been taken by someone else.
+    while (!hasPending(pending)) {
+      const remaining = deadline - Date.now();
+      if (remaining <= 0) {
+        reason = 'timeout';
+        break;
+      }
+      const woke = await this.waiters.wait(agent.name, remaining, ctx.signal);
+      if (woke === 'aborted') break;
+      pending = await this.deps.store.pendingFor(query);
+      reason = woke === 'activity' ? 'activity' : 'timeout';
+      if (woke === 'timeout') break;
+    }
+    const lastReview = pending.reviews.at(-1);
+    if (lastReview) await this.deps.store.markReviewsSeen(agent.name, lastReview.id);
+    this.deps.events.publish({ type: 'presence', agent: agent.name });
+    return {
+      reason: hasPending(pending) ? reason : 'timeout',
+      unread_messages: pending.unreadMessages,
+      claimable_tasks: pending.claimableTasks,
+      to_review: pending.toReview,
+      reviews: pending.reviews.map((r) => ({ task_id: r.task_id, verdict: r.verdict, reviewer: r.reviewer, created_at: r.created_at })),
+      waited_ms: Date.now() - started,
+    };
+  }
+
+  private pendingQuery(agent: Agent): PendingQuery {
+    const { mode } = callerOf(this.deps, agent);
+    const claims = mode === 'role' ? agent.role === 'worker' : agent.role === 'peer';
+    const reviews = mode === 'role' ? (agent.role === 'leader' ? 'all' : 'none') : agent.role === 'peer' ? 'others' : 'none';
+    return { agent: agent.name, skills: agent.skills, claims, reviews };
+  }
+
+  /** The agents a board event may have given something to do. */
+  private concerned(event: BoardEvent): string[] {
+    const directory = this.deps.agents();
+    const mode = directory.mode;
+    const agents = directory.list();
+    switch (event.type) {
+      case 'room':
+        return event.to === 'all' ? agents.map((a) => a.name).filter((n) => n !== event.from) : event.to.filter((n) => n !== event.from);
+      case 'task': {
+        const { task } = event;
+        if (task.status === 'open') {
+          const claimers = agents.filter((a) => (mode === 'role' ? a.role === 'worker' : a.role === 'peer'));
+          return claimers
+            .filter((a) => (task.assignee === null || task.assignee === a.name) && missingSkills(task, a).length === 0)
+            .map((a) => a.name)
+            .concat(event.submitter ? [event.submitter] : []);
+        }
+        if (task.status === 'submitted') {
+          return agents.filter((a) => (mode === 'role' ? a.role === 'leader' : a.role === 'peer' && a.name !== task.assignee)).map((a) => a.name);
+        }
+        return event.submitter ? [event.submitter] : [];
+      }
+      default:
+        return [];
+    }
+  }
+}
+
+function hasPending(p: PendingCounts): boolean {
+  return p.unreadMessages > 0 || p.claimableTasks > 0 || p.toReview > 0 || p.reviews.length > 0;
+}

@@ -1,0 +1,48 @@
+// Board events for waking waiters and live views: a small publish/subscribe interface, in-process today.
+// Events carry ids, names and states only, never board text; subscribers read what they need.
+import type { TaskStatus } from 'roundtable-shared';
+
+export type BoardEvent =
+  | {
+      readonly type: 'task';
+      readonly action: string;
+      readonly actor: string;
+      readonly task: { readonly id: number; readonly status: TaskStatus; readonly assignee: string | null; readonly required_skills: readonly string[] };
+      /** For reviews: whose submission was judged. */
+      readonly submitter?: string | null;
+    }
+  | { readonly type: 'task_message'; readonly task_id: number; readonly author: string }
+  | { readonly type: 'room'; readonly message_id: number; readonly from: string; readonly to: 'all' | readonly string[] }
+  | { readonly type: 'presence'; readonly agent: string };
+
+export type BoardEventListener = (event: BoardEvent) => void;
+
+export interface EventBus {
+  publish(event: BoardEvent): void;
+  /** Returns the function that unsubscribes. */
+  subscribe(listener: BoardEventListener): () => void;
+}
+
+/** One process: listeners are called synchronously; a throwing listener does not stop the others. */
+export class LocalEventBus implements EventBus {
+  private readonly listeners = new Set<BoardEventListener>();
+
+  publish(event: BoardEvent): void {
+    for (const listener of this.listeners) {
+      try {
+        listener(event);
+      } catch {
+        // a subscriber's failure is its own; the event still reaches the rest
+      }
+    }
+  }
+
+  subscribe(listener: BoardEventListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  get size(): number {
+    return this.listeners.size;
+  }
+}
