@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import ky, { HTTPError, TimeoutError, type KyInstance } from 'ky';
-import { findTool, isErrorCode, type ErrorBody } from 'roundtable-shared';
+import { findTool, isErrorCode, LIMITS, waitForActivity, type ErrorBody } from 'roundtable-shared';
 import type { BridgeConfig } from './config.js';
 import { BadResponse, CallTimeout, DaemonUnreachable, TlsUntrusted } from './errors.js';
 import { log } from './log.js';
@@ -23,8 +23,10 @@ export interface BoardClientOptions {
 }
 
 export interface CallOptions {
-  /** Overrides the configured timeout, e.g. for a call that waits on purpose. */
+  /** Overrides the configured timeout. */
   readonly timeoutMs?: number;
+  /** Abandons the call (e.g. a worker stopping during a wait). */
+  readonly signal?: AbortSignal;
 }
 
 /** Pauses before reconnecting after a network failure: covers a daemon restart without hiding an outage. */
@@ -52,7 +54,16 @@ export class BoardClient {
   async callTool(name: string, args: Record<string, unknown>, options: CallOptions = {}): Promise<Record<string, unknown>> {
     // A change is retried only under one idempotency key, so the board applies it at most once.
     const idempotencyKey = findTool(name)?.mutates ? randomUUID() : undefined;
-    const answer = await this.send('post', `api/v1/tools/${encodeURIComponent(name)}`, { json: args, idempotencyKey, what: name, ...options });
+    // wait_for_activity holds the request on purpose: allow for the wait on top of the usual timeout.
+    const waitMs = name === waitForActivity.name ? (typeof args['timeout_s'] === 'number' ? args['timeout_s'] : LIMITS.waitDefaultS) * 1000 : 0;
+    const timeoutMs = (options.timeoutMs ?? this.options.config.timeoutMs) + waitMs;
+    const answer = await this.send('post', `api/v1/tools/${encodeURIComponent(name)}`, {
+      json: args,
+      idempotencyKey,
+      what: name,
+      timeoutMs,
+      ...(options.signal && { signal: options.signal }),
+    });
     return (await answer.json()) as Record<string, unknown>;
   }
 
@@ -69,7 +80,7 @@ export class BoardClient {
   private async send(
     method: 'post' | 'put' | 'delete',
     path: string,
-    request: { json?: unknown; idempotencyKey?: string | undefined; what: string; timeoutMs?: number },
+    request: { json?: unknown; idempotencyKey?: string | undefined; what: string; timeoutMs?: number; signal?: AbortSignal },
   ): Promise<Response> {
     const timeoutMs = request.timeoutMs ?? this.options.config.timeoutMs;
     const deadline = Date.now() + timeoutMs;
@@ -86,6 +97,7 @@ export class BoardClient {
           method,
           ...(request.json !== undefined && { json: request.json }),
           timeout: remaining,
+          ...(request.signal && { signal: request.signal }),
           headers: { authorization: `Bearer ${token}`, ...(request.idempotencyKey && { 'idempotency-key': request.idempotencyKey }) },
         });
       } catch (error) {
