@@ -13,7 +13,7 @@ export const DAEMON_BIN = join(ROOT, 'daemon/bin/roundtable.js');
 
 export interface AgentSpec {
   name: string;
-  role: 'leader' | 'worker';
+  role: 'leader' | 'worker' | 'peer' | 'observer';
   skills?: string[];
 }
 
@@ -49,6 +49,7 @@ export function token(): string {
 
 export function writeAgentsFile(path: string, agents: AgentSpec[], tokens: Record<string, string>): void {
   const file = {
+    ...(agents.some((a) => a.role === 'peer') && { mode: 'peer' }),
     agents: agents.map((a) => ({
       name: a.name,
       role: a.role,
