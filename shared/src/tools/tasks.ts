@@ -21,7 +21,7 @@ const oneTask = z.object({ task: taskSchema, untrusted_content_warning: untruste
 export const createTask = defineTool({
   name: 'create_task',
   title: 'Create a task',
-  description: `Leader only. Creates an open task. Give required_skills to limit who may claim it, or assignee (a worker's name) to reserve it for that worker. Limits: title ${LIMITS.title}, description ${LIMITS.description}, ${LIMITS.requiredSkills} skills of ${LIMITS.skill} characters.`,
+  description: `The leader (in peer mode: any peer) creates an open task. Give required_skills to limit who may claim it, or assignee (a worker's, or in peer mode a peer's, name) to reserve it for them. Limits: title ${LIMITS.title}, description ${LIMITS.description}, ${LIMITS.requiredSkills} skills of ${LIMITS.skill} characters.`,
   input: z.strictObject({
     title: boundedText('title', LIMITS.title),
     description: optionalText('description', LIMITS.description),
@@ -78,7 +78,7 @@ export const claimTask = defineTool({
   name: 'claim_task',
   title: 'Claim a task',
   description:
-    'Worker only. Claims an open task for yourself (open -> claimed). Exactly one of several racing claimants wins; the others get a conflict. You need every required skill, and a task reserved for another worker cannot be claimed.',
+    'Workers (in peer mode: any peer) claim an open task for themselves (open -> claimed). Exactly one of several racing claimants wins; the others get a conflict. You need every required skill, and a task reserved for someone else cannot be claimed.',
   input: z.strictObject({ task_id: taskId }),
   output: oneTask,
   mutates: true,
@@ -109,7 +109,7 @@ export const postMessage = defineTool({
 export const submitResult = defineTool({
   name: 'submit_result',
   title: 'Submit a result',
-  description: `The assignee submits the result of a claimed task (claimed -> submitted) for the leader to review. Limit ${LIMITS.result} characters.`,
+  description: `The assignee submits the result of a claimed task (claimed -> submitted) for review. Limit ${LIMITS.result} characters.`,
   input: z.strictObject({ task_id: taskId, result: boundedText('result', LIMITS.result) }),
   output: oneTask,
   mutates: true,
@@ -118,7 +118,7 @@ export const submitResult = defineTool({
 export const reviewTask = defineTool({
   name: 'review_task',
   title: 'Review a submitted task',
-  description: `Leader only. approve moves a submitted task to done; reject sends it back to open, clears the assignee and needs a note saying what to change (limit ${LIMITS.reviewNote} characters). Every review is kept in the task's history.`,
+  description: `The leader (in peer mode: any peer but the submitter) reviews: approve moves a submitted task to done; reject sends it back to open, clears the assignee and needs a note saying what to change (limit ${LIMITS.reviewNote} characters). Every review is kept in the task's history.`,
   input: z.strictObject({
     task_id: taskId,
     verdict: z.enum(VERDICTS, { error: 'verdict must be approve or reject' }),
@@ -131,7 +131,7 @@ export const reviewTask = defineTool({
 export const cancelTask = defineTool({
   name: 'cancel_task',
   title: 'Cancel a task',
-  description: 'Leader only. Cancels a task that is not done or cancelled yet. The reason is kept in its history.',
+  description: 'The leader (in peer mode: the task\'s creator) cancels a task that is not done or cancelled yet. The reason is kept in its history.',
   input: z.strictObject({ task_id: taskId, reason: optionalText('reason', LIMITS.cancelReason) }),
   output: oneTask,
   mutates: true,
