@@ -1,7 +1,7 @@
 // The `roundtable-worker` command: puts an API-only model on the board as a worker.
 import { BoardClient } from '../board-client.js';
 import { findToken, type FoundToken } from '../credentials.js';
-import { BridgeError } from '../errors.js';
+import { BadConfig, BridgeError } from '../errors.js';
 import { log, setProgram } from '../log.js';
 import { print } from '../terminal.js';
 import { VERSION } from '../version.js';
@@ -40,7 +40,9 @@ async function main(): Promise<number> {
 main().then(
   (code) => process.exit(code),
   (error: unknown) => {
-    if (error instanceof BridgeError) log.error(`${error.message}. ${error.fix}`);
+    // BadConfig's fix points at `roundtable-bridge --help`, which does not list the worker's settings; its message names the variable.
+    if (error instanceof BadConfig) log.error(error.message);
+    else if (error instanceof BridgeError) log.error(`${error.message}. ${error.fix}`);
     else if (error instanceof WorkerStartError) log.error(error.message);
     else log.error(String((error as Error)?.message ?? error));
     process.exit(1);

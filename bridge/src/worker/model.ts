@@ -32,6 +32,8 @@ export async function askModel(settings: ModelSettings, messages: readonly ChatM
     if (signal.aborted) throw new ModelFailure('the call was cancelled');
     if (error instanceof TimeoutError) throw new ModelFailure(`the model did not answer within ${settings.timeoutMs / 1000} s`);
     if (error instanceof HTTPError) throw new ModelFailure(`the model API answered HTTP ${error.response.status}`);
+    // A 200 whose body is not JSON (a proxy's or captive portal's page): reached, but not an API answer.
+    if (error instanceof SyntaxError) throw new ModelFailure('the model API answered with something other than JSON');
     const cause = (error as { cause?: { code?: string } }).cause?.code;
     throw new ModelFailure(`the model API could not be reached${cause ? ` (${cause})` : ''}`);
   }
