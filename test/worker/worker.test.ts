@@ -255,6 +255,19 @@ describe('claiming and answering', () => {
     expect(worker.stderr()).not.toMatch(new RegExp(`claimed task (${needsSql}|${forW1})\\b`));
   });
 
+  it('waits on the board instead of sleeping: an idle worker claims a new task at once, long before its poll interval', async () => {
+    const b = await board();
+    const m = await model();
+    const worker = startWorker(workerEnv(b, 'w1', m, { WORKER_POLL_INTERVAL: '60' }));
+    await worker.waitForLine(/started as w1/);
+    await sleep(500); // now waiting on the board with nothing to do
+    const started = Date.now();
+    const id = await createTask(b, { title: 'arrives while idle' });
+    await worker.waitForLine(new RegExp(`claimed task ${id}\\b`), 5_000);
+    expect(Date.now() - started).toBeLessThan(3_000);
+    expect(await worker.stop()).toBe(0);
+  });
+
   it("submits the model's answer as the result; the request carries the key only in Authorization, the model name, and the task as data", async () => {
     const b = await board();
     const m = await model();

@@ -110,7 +110,7 @@ export class ModelWorker {
     }
     const candidate = await this.nextCandidate();
     if (!candidate) {
-      await this.sleep(this.options.config.pollIntervalMs);
+      await this.waitForWork();
       return;
     }
     let task: Task;
@@ -122,6 +122,16 @@ export class ModelWorker {
     }
     log.info(`claimed task ${task.id} ${titleForLog(task.title)}`);
     await this.work(task);
+  }
+
+  /**
+   * Waits on the board instead of sleeping: the call returns as soon as a task this worker may claim appears.
+   * If something is already pending that the worker cannot act on now (tasks cooling down, room messages),
+   * the board answers at once, so fall back to the poll interval then.
+   */
+  private async waitForWork(): Promise<void> {
+    const answer = await this.client.callTool('wait_for_activity', { timeout_s: LIMITS.waitDefaultS }, { signal: this.stopper.signal });
+    if (answer['reason'] === 'pending') await this.sleep(this.options.config.pollIntervalMs);
   }
 
   /** The first task the board says this worker may claim that is not cooling down, paging through all of them. */
