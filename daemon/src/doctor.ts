@@ -65,7 +65,8 @@ export function formatDuration(ms: number): string {
   if (s < 90) return `${Math.round(s)} s`;
   if (s < 3600) return `${Math.round(s / 60)} min`;
   if (s < 48 * 3600) return `${(s / 3600).toFixed(1).replace(/\.0$/, '')} h`;
-  return `${(s / 86400).toFixed(1).replace(/\.0$/, '')} d`;
+  const days = s / 86400;
+  return days >= 10 ? `${Math.round(days)} d` : `${days.toFixed(1).replace(/\.0$/, '')} d`;
 }
 
 function errorCode(error: unknown): string {
@@ -143,7 +144,8 @@ export function checkAgents(config: Config): CheckResult {
       fix: `${plaintext.map((n) => `roundtable agents rotate ${n}`).join(', ')} (stores only the hash; give the agent its new token)`,
     });
   }
-  const base = `${agents.length} agent${agents.length === 1 ? '' : 's'} (${roles})${exposure ? '' : `, mode ${mode.toString(8)}`}`;
+  const peerMode = directory.mode === 'peer' ? ', peer mode' : '';
+  const base = `${agents.length} agent${agents.length === 1 ? '' : 's'} (${roles})${peerMode}${exposure ? '' : `, mode ${mode.toString(8)}`}`;
   return summarise('agents', base, findings);
 }
 
@@ -387,9 +389,14 @@ interface ProbeAnswer {
 }
 
 /** GET /status on the configured address, with Host: localhost (always allowed) and a short timeout. */
-function probeStatus(config: Config): Promise<ProbeAnswer> {
+/** Where to reach the board: a wildcard bind address is reached on loopback. */
+function probeHost(config: Config): string {
   const host = config.host.replace(/^\[|\]$/g, '');
-  const hostname = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host;
+  return host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host;
+}
+
+function probeStatus(config: Config): Promise<ProbeAnswer> {
+  const hostname = probeHost(config);
   const started = performance.now();
   return new Promise((resolvePromise, reject) => {
     const onResponse = (res: IncomingMessage) => {
@@ -419,7 +426,7 @@ function probeStatus(config: Config): Promise<ProbeAnswer> {
 }
 
 export async function checkPort(config: Config): Promise<CheckResult> {
-  const url = `${boardUrl(config)}/status`;
+  const url = `${boardUrl({ ...config, host: probeHost(config) })}/status`;
   const pid = daemonUsing(config.dbPath);
   const startFix = '`roundtable run` (or `systemctl start roundtable` where it is installed as a service)';
   if (config.port === 0) {

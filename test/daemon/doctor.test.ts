@@ -1,6 +1,6 @@
 // `roundtable doctor`: one line per check, a fix for each problem, exit 1 only when a check fails.
 import { execFile, execFileSync } from 'node:child_process';
-import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, openSync, readdirSync, statSync, symlinkSync, writeFileSync, writeSync, closeSync } from 'node:fs';
+import { chmodSync, closeSync, copyFileSync, mkdirSync, mkdtempSync, openSync, readdirSync, statSync, symlinkSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -137,6 +137,18 @@ describe('database', () => {
     expect(database.detail).toMatch(/schema 999, newer than this roundtable/);
     expect(database.fix).toMatch(/upgrade roundtable-daemon|restore an older backup/);
     expect(readdirSync(board.dir).filter((f) => /-(wal|shm)$/.test(f))).toEqual([]);
+  });
+
+  it('a WAL file above 64 MB warns, with the restart as the fix', async () => {
+    const board = await closedBoard();
+    writeFileSync(`${board.dbPath}-wal`, '');
+    truncateSync(`${board.dbPath}-wal`, 65 * 1024 * 1024); // sparse; SQLite ignores a WAL without a valid header
+    const result = await doctor(envFor(board));
+    expect(line(result.stdout, 'database')).toMatchObject({
+      status: 'warn',
+      detail: expect.stringMatching(/^integrity ok, .*WAL file is 65\.0 MB, above 64\.0 MB$/),
+      fix: expect.stringContaining('restart the board'),
+    });
   });
 
   it('an older schema warns that it migrates at the next start', async () => {
@@ -321,7 +333,7 @@ describe('TLS', () => {
     const now = new Date('2025-06-01T00:00:00Z');
     const day = 24 * 3600 * 1000;
     const at = (offsetDays: number) => new Date(now.getTime() + offsetDays * day);
-    expect(classifyCertificateExpiry(at(-90), at(-1), now)).toEqual({ status: 'fail', detail: 'the certificate expired on 2025-05-31, 1 d ago' });
+    expect(classifyCertificateExpiry(at(-90), at(-1), now)).toEqual({ status: 'fail', detail: 'the certificate expired on 2025-05-31, 24 h ago' });
     expect(classifyCertificateExpiry(at(-90), now, now).status).toBe('fail');
     expect(classifyCertificateExpiry(at(-90), at(3), now)).toEqual({ status: 'warn', detail: 'the certificate expires in 3 d, on 2025-06-04' });
     expect(classifyCertificateExpiry(at(-90), new Date(now.getTime() + CERT_WARN_MS - 1000), now).status).toBe('warn');
