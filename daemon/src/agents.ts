@@ -103,7 +103,10 @@ export function parseAgentsFile(text: string, path: string): AgentDirectory {
   try {
     raw = JSON.parse(text);
   } catch (error) {
-    throw new AgentsFileError(`${path}: not valid JSON (${(error as Error).message})`);
+    // The parser's message quotes the text around the error, which may hold a plaintext token: give the place only.
+    const position = /position (\d+)/.exec((error as Error).message)?.[1];
+    const where = position === undefined ? '' : ` at line ${text.slice(0, Number(position)).split('\n').length}`;
+    throw new AgentsFileError(`${path}: not valid JSON${where}; check the commas, quotes and brackets there`);
   }
   const parsed = fileSchema.safeParse(raw);
   if (!parsed.success) {

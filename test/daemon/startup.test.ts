@@ -43,6 +43,7 @@ describe('agents.json validation', () => {
     ['no token at all', { agents: [{ name: 'x', role: 'leader' }] }, /agents\[0\] \("x"\) token_sha256: needs exactly one of/],
     ['an unknown field', { agents: [{ name: 'x', role: 'leader', token_sha256: 'a'.repeat(64), admin: true }] }, /agents\[0\] \("x"\).*admin/],
     ['not JSON', '{"agents": [', /not valid JSON/],
+    ['not JSON around a plaintext token (the snippet is not echoed)', '{"agents": [\n{"name": "x", "token": "rt_PLAINTEXT_SECRET_123" oops', /not valid JSON at line 2(?![\s\S]*PLAINTEXT)/],
     ['peer mode with a leader', { mode: 'peer', agents: [{ name: 'x', role: 'leader', token_sha256: 'a'.repeat(64) }] }, /agents\[0\] \("x"\) role: a peer-mode board has no leader/],
     ['peer mode without peers', { mode: 'peer', agents: [{ name: 'x', role: 'observer', token_sha256: 'a'.repeat(64) }] }, /needs at least one "peer"/],
     ['a peer in role mode', { agents: [{ name: 'l', role: 'leader', token_sha256: 'a'.repeat(64) }, { name: 'x', role: 'peer', token_sha256: 'b'.repeat(64) }] }, /"peer" needs "mode": "peer"/],
