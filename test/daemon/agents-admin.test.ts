@@ -1,25 +1,14 @@
 // Agent admin without restarts: add, rotate and remove take effect on a running board; bad edits are ignored.
-import { execFile } from 'node:child_process';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, DAEMON_BIN, daemonEnv, mcpClient, startBoard, type TestBoard } from '../helpers/board.js';
+import { api, daemonEnv, mcpClient, startBoard, type TestBoard, runCli } from '../helpers/board.js';
 
-const run = promisify(execFile);
 let board: TestBoard;
 let env: Record<string, string>;
 const issued: string[] = [];
 
-async function cli(args: string[]) {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [DAEMON_BIN, ...args], { env, timeout: 20_000 });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const e = error as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
+const cli = (args: string[]) => runCli(args, env, 20_000);
 
 /** Polls until the board answers the token as expected (reloads apply within a few seconds). */
 async function eventually(check: () => Promise<boolean>, timeoutMs = 8_000): Promise<number> {

@@ -1,23 +1,12 @@
 // Backups: online under writes, checked, pruned, guarded against a full disk; restore refuses what it should.
-import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, symlinkSync, writeFileSync, copyFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { api, DAEMON_BIN, daemonEnv, startBoard } from '../helpers/board.js';
+import { api, daemonEnv, startBoard, runCli } from '../helpers/board.js';
 
-const run = promisify(execFile);
 
-async function cli(args: string[], env: Record<string, string>) {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [DAEMON_BIN, ...args], { env, timeout: 30_000 });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const e = error as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
+const cli = runCli;
 
 function integrity(path: string): string {
   const db = new Database(path, { readonly: true });

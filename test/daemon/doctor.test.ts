@@ -1,33 +1,17 @@
 // `roundtable doctor`: one line per check, a fix for each problem, exit 1 only when a check fails.
-import { execFile, execFileSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { chmodSync, closeSync, copyFileSync, mkdirSync, mkdtempSync, openSync, readdirSync, statSync, symlinkSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { randomBytes } from 'node:crypto';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { classifyCertificateExpiry, CERT_WARN_MS } from '../../daemon/src/doctor.js';
-import { api, DAEMON_BIN, daemonEnv, DEFAULT_AGENTS, startBoard, token, writeAgentsFile, type TestBoard } from '../helpers/board.js';
+import { api, daemonEnv, DEFAULT_AGENTS, startBoard, token, writeAgentsFile, type TestBoard, runCli } from '../helpers/board.js';
 import { freePort } from '../helpers/net.js';
 
-const run = promisify(execFile);
 
-interface DoctorRun {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-async function cli(args: string[], env: Record<string, string>): Promise<DoctorRun> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [DAEMON_BIN, ...args], { env, timeout: 30_000 });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const e = error as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
+const cli = runCli;
 
 const doctor = (env: Record<string, string>) => cli(['doctor'], env);
 

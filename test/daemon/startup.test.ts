@@ -1,25 +1,13 @@
 // Start-up: config and agents.json validation, `roundtable init`, durability across restarts, schema versions.
-import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { api, DAEMON_BIN, daemonEnv, startBoard, token, writeAgentsFile, DEFAULT_AGENTS } from '../helpers/board.js';
+import { api, daemonEnv, startBoard, token, writeAgentsFile, DEFAULT_AGENTS, runCli } from '../helpers/board.js';
 
-const run = promisify(execFile);
 
-/** Runs the CLI to completion; returns its exit code and output. */
-async function cli(args: string[], env: Record<string, string>) {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [DAEMON_BIN, ...args], { env, timeout: 20_000 });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const e = error as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
+const cli = runCli;
 
 function tempDir() {
   return mkdtempSync(join(tmpdir(), 'roundtable-start-'));

@@ -3,13 +3,15 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ChildProcess } from 'node:child_process';
+import { execFile, type ChildProcess } from 'node:child_process';
+import { promisify } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { spawnTracked, stopProcess } from './processes.js';
 
 export const ROOT = new URL('../../', import.meta.url).pathname;
 export const DAEMON_BIN = join(ROOT, 'daemon/bin/roundtable.js');
+const execFileAsync = promisify(execFile);
 
 export interface AgentSpec {
   name: string;
@@ -146,4 +148,21 @@ export async function mcpClient(board: TestBoard, agent: string): Promise<Client
 export function resultJson(result: unknown): any {
   const content = (result as { content: Array<{ type: string; text: string }> }).content;
   return JSON.parse(content[0]!.text);
+}
+
+export interface CliRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the `roundtable` command to completion with an explicit environment. */
+export async function runCli(args: string[], env: Record<string, string>, timeoutMs = 30_000): Promise<CliRun> {
+  try {
+    const { stdout, stderr } = await execFileAsync(process.execPath, [DAEMON_BIN, ...args], { env, timeout: timeoutMs });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const e = error as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
 }
