@@ -6,7 +6,7 @@
 // (CI installs nginx-light and sets it), when it fails.
 import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { request as httpRequest } from 'node:http';
+import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -29,12 +29,13 @@ const STATUS_LIMIT = 30;
 if (!HAVE_NGINX && !REQUIRE_NGINX) {
   console.warn(`deployment test skipped: ${NGINX} is not installed (apt-get install nginx-light; CI sets ROUNDTABLE_REQUIRE_NGINX=1)`);
 }
-
-describe.runIf(!HAVE_NGINX && REQUIRE_NGINX)('nginx', () => {
-  it('is installed', () => {
-    throw new Error(`ROUNDTABLE_REQUIRE_NGINX=1, but ${NGINX} is missing: apt-get install nginx-light`);
+if (!HAVE_NGINX && REQUIRE_NGINX) {
+  describe('nginx', () => {
+    it('is installed', () => {
+      throw new Error(`ROUNDTABLE_REQUIRE_NGINX=1, but ${NGINX} is missing: apt-get install nginx-light`);
+    });
   });
-});
+}
 
 interface Answer {
   status: number;
@@ -94,6 +95,22 @@ function https(options: { port: number; ca: string; path: string; method?: strin
     );
     req.on('error', reject);
     req.end(options.body);
+  });
+}
+
+/** Only the status line and headers of a GET (the body may be an endless event stream). */
+function head(url: string | { port: number; ca: string; path: string }): Promise<{ status: number; type: string | undefined }> {
+  return new Promise((resolve, reject) => {
+    const onResponse = (res: IncomingMessage) => {
+      resolve({ status: res.statusCode!, type: res.headers['content-type'] });
+      res.destroy();
+    };
+    const req =
+      typeof url === 'string'
+        ? httpRequest(url, { agent: false }, onResponse)
+        : httpsRequest({ host: '127.0.0.1', port: url.port, servername: HOST, ca: url.ca, path: url.path, headers: { host: HOST }, agent: false }, onResponse);
+    req.on('error', reject);
+    req.end();
   });
 }
 
@@ -202,8 +219,9 @@ describe.runIf(HAVE_NGINX)('behind the shipped nginx config', () => {
     // reaches board.example.com. Nothing resolves board.test, and a test may not edit /etc/hosts, so the
     // bridge process gets an in-process hosts entry: a preload that answers board.test -> 127.0.0.1 and
     // defers every other name to the real resolver. TLS verification is untouched (--ca with our cert).
-    // (https://127.0.0.1:PORT with the IP SAN would also verify, but the daemon admits the Host 127.0.0.1
-    // as a loopback name whatever ROUNDTABLE_ALLOWED_HOSTS says, so it would not test the deployment.)
+    // (https://127.0.0.1:PORT would verify too, with the certificate's IP SAN, but its Host is then 127.0.0.1:
+    // a loopback name, which the daemon admits whatever ROUNDTABLE_ALLOWED_HOSTS says, so it would not test
+    // the allow-list, and which the shipped config refuses for that reason.)
     resolverPreload = join(dir, 'resolve-board-test.cjs');
     writeFileSync(
       resolverPreload,
@@ -241,7 +259,7 @@ dns.lookup = function (hostname, options, callback) {
     return ['--url', `https://${HOST}:${httpsPort}`, '--ca', cert, ...extra];
   }
   function bridgeEnvFor(agent: string): Record<string, string> {
-    return bridgeEnv({ ROUNDTABLE_TOKEN: board.tokens[agent]!, NODE_OPTIONS: `--require ${resolverPreload}` });
+    return bridgeEnv({ ROUNDTABLE_TOKEN: board.tokens[agent]!, NODE_OPTIONS: `--require ${JSON.stringify(resolverPreload)}` });
   }
 
   it('serves tool calls through the bridge over HTTPS: whoami, create_task, get_task', async () => {
@@ -312,6 +330,8 @@ dns.lookup = function (hostname, options, callback) {
     const status = await https({ port: httpsPort, ca, path: '/status', host: 'evil.example' });
     expect(status.status, status.text).toBe(404);
     expect(status.text).not.toContain('tasks_by_status');
+    // The daemon answered (it tags every response with a request id), not nginx's own catch-all.
+    expect(status.headers['x-request-id']).toBeTruthy();
 
     const mcp = await https({
       port: httpsPort,
@@ -324,6 +344,7 @@ dns.lookup = function (hostname, options, callback) {
     });
     expect(mcp.status, mcp.text).toBe(403);
     expect(JSON.parse(mcp.text).error.code).toBe('forbidden');
+    expect(mcp.headers['x-request-id']).toBeTruthy();
 
     const apiCall = await https({
       port: httpsPort,
@@ -346,21 +367,55 @@ dns.lookup = function (hostname, options, callback) {
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
     });
     expect(crossSite.status, crossSite.text).toBe(403);
+    expect(crossSite.headers['x-request-id']).toBeTruthy();
   });
 
-  it('serves only the board paths, refuses bodies over 1 MB, and redirects port 80 to HTTPS', async () => {
+  it('refuses the loopback names in Host and Origin itself: the daemon would admit them', async () => {
+    const mcpHeaders = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${board.tokens['w1']}` };
+    const toolsList = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
+    const refused = [
+      await https({ port: httpsPort, ca, path: '/status', host: 'localhost' }),
+      await https({ port: httpsPort, ca, path: '/status', host: `127.0.0.1:${httpsPort}` }),
+      await https({ port: httpsPort, ca, path: '/mcp', method: 'POST', host: 'LOCALHOST', headers: mcpHeaders, body: toolsList }),
+      await https({ port: httpsPort, ca, path: '/mcp', method: 'POST', host: '[::1]', headers: mcpHeaders, body: toolsList }),
+      await https({ port: httpsPort, ca, path: '/mcp', method: 'POST', headers: { ...mcpHeaders, origin: 'http://localhost:3000' }, body: toolsList }),
+      await https({ port: httpsPort, ca, path: '/api/v1/tools/whoami', method: 'POST', headers: { ...mcpHeaders, origin: 'http://127.0.0.1' }, body: '{}' }),
+    ];
+    for (const answer of refused) {
+      expect(answer.status, answer.text).toBe(403);
+      expect(JSON.parse(answer.text).error.code).toBe('forbidden');
+      expect(answer.headers['x-request-id'], 'refused by nginx, before the daemon').toBeUndefined();
+    }
+  });
+
+  it('leaves unknown paths to the daemon, refuses bodies over 1 MB as the daemon does, and redirects port 80 to HTTPS', async () => {
     const other = await https({ port: httpsPort, ca, path: '/.env' });
     expect(other.status).toBe(404);
+    expect(JSON.parse(other.text).error.code).toBe('not_found');
+    expect(other.headers['x-request-id']).toBeTruthy();
+    // The web page and its event stream get what the daemon itself answers.
+    for (const path of ['/', '/events']) {
+      expect(await head({ port: httpsPort, ca, path }), path).toEqual(await head(`${board.url}${path}`));
+    }
 
+    // Over 1 MB: nginx refuses it before it reaches the daemon, with the same answer the daemon gives.
+    const oversized = JSON.stringify({ title: 'x', description: 'y'.repeat(1_100_000) });
     const big = await https({
       port: httpsPort,
       ca,
       path: '/api/v1/tools/create_task',
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${board.tokens['lead']}` },
-      body: JSON.stringify({ title: 'x', description: 'y'.repeat(1_100_000) }),
+      body: oversized,
     });
-    expect(big.status).toBe(413);
+    const direct = await fetch(`${board.url}/api/v1/tools/create_task`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${board.tokens['lead']}` },
+      body: oversized,
+    });
+    expect(big.status, big.text).toBe(direct.status);
+    expect(JSON.parse(big.text)).toEqual(await direct.json());
+    expect(big.headers['x-request-id']).toBeUndefined();
 
     const plain = await http({ port: httpPort, path: '/status?x=1', host: HOST });
     expect(plain.status).toBe(301);
