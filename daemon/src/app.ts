@@ -14,6 +14,7 @@ import { mcpRoutes } from './mcp.js';
 import { RateLimiter } from './rate-limit.js';
 import { statusRoutes } from './status.js';
 import type { BoardStore } from './store/store.js';
+import { createWebView, WEB_READ_PATHS, WEB_WRITE_PATHS, type ViewSources, type WebView } from './web/index.js';
 
 export interface AppOptions {
   readonly config: Config;
@@ -21,11 +22,19 @@ export interface AppOptions {
   readonly agents: () => AgentDirectory;
   readonly dispatcher: ToolDispatcher;
   readonly events: EventBus;
+  /** The board's parts the web page reads through (the same instances the dispatcher uses). */
+  readonly view: ViewSources;
+}
+
+export interface BoardApp {
+  readonly app: Hono;
+  /** The live web view; close() ends its open event streams before the server closes. */
+  readonly web: WebView;
 }
 
 const MAX_BODY_BYTES = 1024 * 1024;
 
-export function createApp(options: AppOptions): Hono {
+export function createApp(options: AppOptions): BoardApp {
   const { config } = options;
   const app = new Hono();
   app.onError(onError);
@@ -49,6 +58,22 @@ export function createApp(options: AppOptions): Hono {
     trustProxy: config.trustProxy,
   }));
   app.route('/', protectedApp);
-  app.notFound((c) => c.json({ error: { code: 'not_found', message: `no route ${c.req.method} ${c.req.path}; the board serves /mcp, /api/v1/tools/{name} and /status` } }, 404));
-  return app;
+
+  // The live web page: reads refused like /status (404 admits nothing), sign-in refused like the API (403);
+  // the guard's Origin check is the sign-in form's CSRF protection, SameSite=Strict the session's.
+  const web = createWebView({
+    store: options.store,
+    agents: options.agents,
+    events: options.events,
+    boardName: config.boardName,
+    trustProxy: config.trustProxy,
+    sources: options.view,
+  });
+  const pageGuard = hostGuard({ allowedHosts: config.allowedHosts, refusalStatus: 404 });
+  for (const path of WEB_READ_PATHS) app.use(path, pageGuard);
+  for (const path of WEB_WRITE_PATHS) app.use(path, guarded);
+  app.route('/', web.routes);
+
+  app.notFound((c) => c.json({ error: { code: 'not_found', message: `no route ${c.req.method} ${c.req.path}; the board serves /mcp, /api/v1/tools/{name}, /status and its web page at /` } }, 404));
+  return { app, web };
 }

@@ -2,6 +2,7 @@
 import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { addAgent, listAgents, removeAgent, rotateAgent } from './agents-admin.js';
+import { ROLES, type Role } from 'roundtable-shared';
 import { AgentsFileError } from './agents.js';
 import { backupDatabaseFile, BackupError, listBackups, restoreBackup } from './backup.js';
 import { DatabaseInUse } from './db-lock.js';
@@ -20,7 +21,7 @@ Usage:
   roundtable run             start the board (MCP on /mcp, JSON API on /api/v1, status on /status)
   roundtable start           init if agents.json is missing, then run
   roundtable agents list
-  roundtable agents add NAME --role worker|leader [--skills a,b] [--json]   print the new token once
+  roundtable agents add NAME --role worker|leader|peer|observer [--skills a,b] [--json]   print the new token once
   roundtable agents rotate NAME [--json]                                    print the new token once
   roundtable agents remove NAME
       Edit agents.json (hashes only, mode 600, atomic); a running board picks the change up by itself.
@@ -57,7 +58,7 @@ async function run(config: Config): Promise<void> {
   process.once('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGHUP', () => board?.reloadAgents());
   board = await startBoard(config);
-  process.stdout.write(`Roundtable ${VERSION} listening on ${board.url}/mcp (status: ${board.url}/status)\n`);
+  process.stdout.write(`Roundtable ${VERSION} listening on ${board.url}/mcp (status: ${board.url}/status, web page: ${board.url}/)\n`);
   log.info('board started', { url: board.url, db: config.dbPath, agents: config.agentsConfigPath });
   if (stopRequested) await shutdown(board, stopRequested);
 }
@@ -71,6 +72,10 @@ async function shutdown(board: { close(): Promise<void> }, signal: string): Prom
     log.error('shutdown failed', { error: String(error) });
     process.exit(1);
   }
+}
+
+function isRole(value: string): value is Role {
+  return (ROLES as readonly string[]).includes(value);
 }
 
 function agentsCommand(config: Config, args: string[], options: { json: boolean; role: string | undefined; skills: string | undefined }): void {
@@ -90,7 +95,7 @@ function agentsCommand(config: Config, args: string[], options: { json: boolean;
   switch (action) {
     case 'add': {
       const role = options.role ?? 'worker';
-      if (role !== 'worker' && role !== 'leader') throw new ConfigError('--role must be worker or leader');
+      if (!isRole(role)) throw new ConfigError(`--role must be one of ${ROLES.join(', ')}`);
       const skills = (options.skills ?? '').split(',').map((s) => s.trim()).filter(Boolean);
       return issued(addAgent(path, { name, role, skills }), name);
     }

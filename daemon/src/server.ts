@@ -44,14 +44,16 @@ export async function startBoard(config: Config): Promise<RunningBoard> {
   const events = new LocalEventBus();
   const deps = { store, agents: registry.directory, boardName: config.boardName, events };
   const presence = new Presence(deps);
+  const board = new Board(deps);
+  const room = new Room(deps);
   const dispatcher = new ToolDispatcher({
-    board: new Board(deps),
-    room: new Room(deps),
+    board,
+    room,
     presence,
     store,
     limiter: new RateLimiter({ perMinute: config.rateLimitPerMinute }),
   });
-  const app = createApp({ config, store, agents: registry.directory, dispatcher, events });
+  const { app, web } = createApp({ config, store, agents: registry.directory, dispatcher, events, view: { board, room, presence } });
 
   const server: ServerType = await new Promise((resolve, reject) => {
     const s = serve(
@@ -104,6 +106,7 @@ export async function startBoard(config: Config): Promise<RunningBoard> {
     async close() {
       for (const timer of timers) clearInterval(timer);
       presence.waiters.close();
+      web.close();
       registry.close();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());

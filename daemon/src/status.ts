@@ -1,8 +1,8 @@
 // GET /status: public aggregates only, nothing derived from board text; no token, no audit row.
-import { getConnInfo } from '@hono/node-server/conninfo';
 import { Hono } from 'hono';
 import { RateLimited } from './errors.js';
 import type { AgentDirectory } from './agents.js';
+import { clientIp } from './http/client.js';
 import type { RateLimiter } from './rate-limit.js';
 import type { BoardStore } from './store/store.js';
 import { VERSION } from './version.js';
@@ -17,15 +17,6 @@ export interface StatusOptions {
   readonly limiter: RateLimiter;
   /** Behind a reverse proxy: the client is X-Real-IP (or the last X-Forwarded-For) when the peer is loopback. */
   readonly trustProxy: boolean;
-}
-
-const LOOPBACK_PEER = /^(127\.|::1$|::ffff:127\.)/;
-
-function clientIp(c: Parameters<typeof getConnInfo>[0], trustProxy: boolean): string {
-  const peer = getConnInfo(c).remote.address ?? 'unknown';
-  if (!trustProxy || !LOOPBACK_PEER.test(peer)) return peer;
-  const forwarded = c.req.header('x-real-ip') ?? c.req.header('x-forwarded-for')?.split(',').at(-1);
-  return forwarded?.trim() || peer;
 }
 
 export function statusRoutes(options: StatusOptions): Hono {

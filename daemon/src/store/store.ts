@@ -143,6 +143,8 @@ export interface BoardStore {
   createTask(task: NewTask, record?: ResponseRecord<Task>): Promise<Task>;
   getTask(id: number): Promise<TaskDetail | undefined>;
   listTasks(query: TaskQuery): Promise<TaskPage>;
+  /** The newest tasks in one state, newest (highest id) first. */
+  latestTasks(status: TaskStatus, limit: number): Promise<TaskSummary[]>;
   claimTask(id: number, decide: DecideChange, record?: ResponseRecord<Task>): Promise<Task>;
   releaseTask(id: number, decide: DecideChange, record?: ResponseRecord<Task>): Promise<Task>;
   submitResult(id: number, decide: DecideChange, record?: ResponseRecord<Task>): Promise<Task>;

@@ -1,0 +1,69 @@
+// The live web view, composed: the page's files, sign-in sessions, the page's reads and its event stream.
+import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import type { AgentDirectory } from '../agents.js';
+import type { EventBus } from '../events.js';
+import { RateLimiter } from '../rate-limit.js';
+import type { BoardStore } from '../store/store.js';
+import { eventRoutes, LiveStreams } from './event-stream.js';
+import { securityHeaders } from './security-headers.js';
+import { sessionAuth, type SessionVariables } from './session-auth.js';
+import { sessionRoutes } from './session-routes.js';
+import { SessionStore } from './sessions.js';
+import { PAGE_FILES, staticRoutes } from './static-files.js';
+import { BoardView, type ViewSources } from './view-data.js';
+import { viewRoutes } from './view-routes.js';
+
+export type { ViewSources } from './view-data.js';
+
+/** Paths read with GET: the page, its files, its data and its event stream. */
+export const WEB_READ_PATHS: readonly string[] = [...Object.keys(PAGE_FILES), '/view/*', '/events'];
+/** Paths that change something: signing in and out. */
+export const WEB_WRITE_PATHS: readonly string[] = ['/session', '/session/*'];
+
+export const SIGN_IN_ATTEMPTS_PER_MINUTE = 10;
+const MAX_SIGN_IN_BODY_BYTES = 8 * 1024;
+
+export interface WebViewOptions {
+  readonly store: BoardStore;
+  readonly agents: () => AgentDirectory;
+  readonly events: EventBus;
+  readonly boardName: string;
+  readonly trustProxy: boolean;
+  readonly sources: ViewSources;
+}
+
+export interface WebView {
+  /** Routes for WEB_READ_PATHS and WEB_WRITE_PATHS; the caller puts the Host/Origin guard in front of them. */
+  readonly routes: Hono;
+  /** Ends every open event stream (before the server closes). */
+  close(): void;
+}
+
+export function createWebView(options: WebViewOptions): WebView {
+  const sessions = new SessionStore({ agents: options.agents });
+  const live = new LiveStreams(options.events, sessions);
+  const view = new BoardView({ ...options.sources, store: options.store, agents: options.agents, boardName: options.boardName });
+  const signedIn = sessionAuth(sessions);
+  const headers = securityHeaders();
+
+  const web = new Hono<{ Variables: SessionVariables }>();
+  // Only the web paths: the API, /mcp and /status keep their own headers.
+  for (const path of [...WEB_READ_PATHS, ...WEB_WRITE_PATHS]) web.use(path, headers);
+  for (const path of WEB_WRITE_PATHS) web.use(path, bodyLimit({ maxSize: MAX_SIGN_IN_BODY_BYTES }));
+  web.route(
+    '/session',
+    sessionRoutes({
+      sessions,
+      limiter: new RateLimiter({ perMinute: SIGN_IN_ATTEMPTS_PER_MINUTE }),
+      trustProxy: options.trustProxy,
+      onSignOut: (id) => live.endSession(id),
+    }),
+  );
+  web.use('/view/*', signedIn);
+  web.route('/view', viewRoutes(view));
+  web.use('/events', signedIn);
+  web.route('/events', eventRoutes(live));
+  web.route('/', staticRoutes());
+  return { routes: web as unknown as Hono, close: () => live.close() };
+}

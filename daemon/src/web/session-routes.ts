@@ -1,0 +1,71 @@
+// Signing in and out of the web page: POST /session exchanges a token for a session cookie, POST /session/logout ends it.
+import { Hono, type Context } from 'hono';
+import { InvalidInput, RateLimited } from '../errors.js';
+import { cameOverHttps, clientIp } from '../http/client.js';
+import type { RateLimiter } from '../rate-limit.js';
+import { clearSessionCookie, sessionIdOf, setSessionCookie, type SessionVariables } from './session-auth.js';
+import type { SessionStore } from './sessions.js';
+
+export interface SessionRoutesOptions {
+  readonly sessions: SessionStore;
+  /** Sign-in attempts per client IP. */
+  readonly limiter: RateLimiter;
+  readonly trustProxy: boolean;
+  /** Called when a session ends, so its open event streams close too. */
+  readonly onSignOut: (sessionId: string) => void;
+}
+
+const MAX_TOKEN_CHARS = 1024;
+
+export function sessionRoutes(options: SessionRoutesOptions): Hono<{ Variables: SessionVariables }> {
+  const routes = new Hono<{ Variables: SessionVariables }>();
+
+  routes.post('/', async (c) => {
+    const wait = options.limiter.take(clientIp(c, options.trustProxy));
+    if (wait > 0) throw new RateLimited(wait, 'sign-in attempts');
+    const { token, form } = await readToken(c);
+    c.header('Cache-Control', 'no-store');
+    const signedIn = options.sessions.signIn(token);
+    if (!signedIn) {
+      return c.json({ error: { code: 'unauthorized', message: 'this token is not valid for this board; ask the board owner for a token' } }, 401);
+    }
+    c.set('agent', signedIn.agent);
+    setSessionCookie(c, signedIn.id, options.sessions.maxAgeSeconds, cameOverHttps(c, options.trustProxy));
+    // A plain HTML form (no script) lands back on the page; the page's script gets JSON.
+    if (form) return c.redirect('/', 303);
+    return c.json({ ok: true, me: { name: signedIn.agent.name, role: signedIn.agent.role } });
+  });
+
+  routes.post('/logout', async (c) => {
+    const id = sessionIdOf(c);
+    const agent = options.sessions.agentOf(id);
+    if (agent) c.set('agent', agent);
+    options.sessions.signOut(id);
+    if (id !== undefined) options.onSignOut(id);
+    clearSessionCookie(c, cameOverHttps(c, options.trustProxy));
+    c.header('Cache-Control', 'no-store');
+    return c.json({ ok: true });
+  });
+
+  return routes;
+}
+
+/** The token from a JSON body {"token": "..."} or a form field "token"; never echoed in an error. */
+async function readToken(c: Context): Promise<{ token: string; form: boolean }> {
+  const type = (c.req.header('content-type') ?? '').toLowerCase();
+  const form = type.startsWith('application/x-www-form-urlencoded') || type.startsWith('multipart/form-data');
+  let value: unknown;
+  if (form) {
+    value = (await c.req.parseBody())['token'];
+  } else {
+    try {
+      value = ((await c.req.json()) as { token?: unknown } | null)?.token;
+    } catch {
+      throw new InvalidInput('send {"token": "<your agent token>"} as JSON, or a form with a token field');
+    }
+  }
+  if (typeof value !== 'string' || value.length === 0 || value.length > MAX_TOKEN_CHARS) {
+    throw new InvalidInput('send {"token": "<your agent token>"} as JSON, or a form with a token field');
+  }
+  return { token: value.trim(), form };
+}

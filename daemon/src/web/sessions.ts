@@ -1,0 +1,82 @@
+// Web sign-in sessions, in memory only: a random id maps to the token's hash and an expiry, never to the token.
+import { createHash, randomBytes } from 'node:crypto';
+import type { Agent, AgentDirectory } from '../agents.js';
+
+export const SESSION_TTL_MS = 12 * 60 * 60_000;
+/** A bound on memory whatever happens; the oldest session goes first. */
+const MAX_SESSIONS = 10_000;
+const SESSION_ID = /^[A-Za-z0-9_-]{43}$/;
+
+interface Session {
+  readonly tokenHash: Buffer;
+  readonly expiresAt: number;
+}
+
+export interface SessionStoreOptions {
+  readonly agents: () => AgentDirectory;
+  readonly ttlMs?: number;
+  /** Injected clock, for tests of expiry. */
+  readonly now?: () => number;
+}
+
+export class SessionStore {
+  private readonly sessions = new Map<string, Session>();
+  private readonly ttlMs: number;
+  private readonly now: () => number;
+
+  constructor(private readonly options: SessionStoreOptions) {
+    this.ttlMs = options.ttlMs ?? SESSION_TTL_MS;
+    this.now = options.now ?? Date.now;
+  }
+
+  get maxAgeSeconds(): number {
+    return Math.floor(this.ttlMs / 1000);
+  }
+
+  /** Checks the token; on success returns a new 256-bit session id and the agent, else undefined. */
+  signIn(token: string): { id: string; agent: Agent } | undefined {
+    const tokenHash = createHash('sha256').update(token, 'utf8').digest();
+    const agent = this.options.agents().findByTokenHash(tokenHash);
+    if (!agent) return undefined;
+    this.sweep();
+    const id = randomBytes(32).toString('base64url');
+    this.sessions.set(id, { tokenHash, expiresAt: this.now() + this.ttlMs });
+    return { id, agent };
+  }
+
+  /**
+   * The agent a session id stands for now. The agent is looked up again by the token's hash on every call,
+   * so a removed agent or a rotated token ends its sessions at once.
+   */
+  agentOf(id: string | undefined): Agent | undefined {
+    if (id === undefined || !SESSION_ID.test(id)) return undefined;
+    const session = this.sessions.get(id);
+    if (!session) return undefined;
+    if (session.expiresAt <= this.now()) {
+      this.sessions.delete(id);
+      return undefined;
+    }
+    const agent = this.options.agents().findByTokenHash(session.tokenHash);
+    if (!agent) this.sessions.delete(id);
+    return agent;
+  }
+
+  signOut(id: string | undefined): void {
+    if (id !== undefined) this.sessions.delete(id);
+  }
+
+  get size(): number {
+    return this.sessions.size;
+  }
+
+  /** Drops expired sessions, and the oldest ones past the bound; runs on sign-in, so an idle board keeps no timer. */
+  private sweep(): void {
+    const now = this.now();
+    for (const [id, session] of this.sessions) if (session.expiresAt <= now) this.sessions.delete(id);
+    // Map iteration is insertion order, so the first keys are the oldest sessions.
+    for (const id of this.sessions.keys()) {
+      if (this.sessions.size < MAX_SESSIONS) break;
+      this.sessions.delete(id);
+    }
+  }
+}

@@ -1,0 +1,79 @@
+// What the web page reads: the board at a glance and one task in full, straight from the board's parts.
+import { FINAL_STATUSES, TASK_STATUSES, UNTRUSTED_CONTENT_WARNING, type TaskStatus, type TaskSummary } from 'roundtable-shared';
+import type { Agent, AgentDirectory } from '../agents.js';
+import type { Board } from '../board/board.js';
+import type { Presence } from '../board/presence.js';
+import type { Room } from '../board/room.js';
+import type { BoardStore } from '../store/store.js';
+
+/** The board's parts the page reads through. */
+export interface ViewSources {
+  readonly board: Board;
+  readonly room: Room;
+  readonly presence: Presence;
+}
+
+export interface BoardViewOptions extends ViewSources {
+  readonly store: BoardStore;
+  readonly agents: () => AgentDirectory;
+  readonly boardName: string;
+}
+
+/** Every unfinished task is shown, up to this many per state; past it the page says how many more there are. */
+export const OPEN_STATE_CAP = 500;
+/** The newest finished (done, cancelled) tasks shown. */
+export const FINAL_SHOWN = 50;
+export const ROOM_SHOWN = 50;
+const PAGE = 100;
+
+/** Reads for a person watching, not tool calls: no audit row, no tool rate limit, no room cursor moved. */
+export class BoardView {
+  constructor(private readonly options: BoardViewOptions) {}
+
+  async state(agent: Agent) {
+    const { store, room, presence } = this.options;
+    const [tasks, counts, members, log] = await Promise.all([
+      this.tasks(),
+      store.countTasksByStatus(),
+      presence.members(agent, {}),
+      room.readLog(agent, { limit: ROOM_SHOWN }),
+    ]);
+    return {
+      board: this.options.boardName,
+      mode: this.options.agents().mode,
+      me: { name: agent.name, role: agent.role },
+      tasks,
+      counts,
+      members: members.members,
+      room: log.messages,
+      untrusted_content_warning: UNTRUSTED_CONTENT_WARNING,
+    };
+  }
+
+  async task(agent: Agent, taskId: number) {
+    return this.options.board.getTask(agent, { task_id: taskId });
+  }
+
+  private async tasks(): Promise<TaskSummary[]> {
+    const unfinished = TASK_STATUSES.filter((s) => !FINAL_STATUSES.includes(s));
+    const [open, finished] = await Promise.all([
+      Promise.all(unfinished.map((status) => this.allIn(status))),
+      Promise.all(FINAL_STATUSES.map((status) => this.options.store.latestTasks(status, FINAL_SHOWN))),
+    ]);
+    // The newest finished tasks across done and cancelled together.
+    const latest = finished.flat().sort((a, b) => b.id - a.id).slice(0, FINAL_SHOWN);
+    return [...open.flat(), ...latest];
+  }
+
+  private async allIn(status: TaskStatus): Promise<TaskSummary[]> {
+    const tasks: TaskSummary[] = [];
+    let afterId = 0;
+    while (tasks.length < OPEN_STATE_CAP) {
+      const page = await this.options.store.listTasks({ status, afterId, limit: Math.min(PAGE, OPEN_STATE_CAP - tasks.length) });
+      tasks.push(...page.tasks);
+      if (page.lastId === null) break;
+      afterId = page.lastId;
+    }
+    return tasks;
+  }
+}

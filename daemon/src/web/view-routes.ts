@@ -1,0 +1,25 @@
+// The page's data: GET /view/state (the board at a glance) and GET /view/tasks/:id (one task in full), for a signed-in session.
+import { Hono } from 'hono';
+import { InvalidInput } from '../errors.js';
+import type { SessionVariables } from './session-auth.js';
+import type { BoardView } from './view-data.js';
+
+export function viewRoutes(view: BoardView): Hono<{ Variables: SessionVariables }> {
+  const routes = new Hono<{ Variables: SessionVariables }>();
+
+  routes.use('*', async (c, next) => {
+    await next();
+    c.header('Cache-Control', 'no-store');
+  });
+
+  routes.get('/state', async (c) => c.json(await view.state(c.get('agent'))));
+
+  routes.get('/tasks/:id', async (c) => {
+    const raw = c.req.param('id');
+    const id = /^[1-9][0-9]{0,15}$/.test(raw) ? Number(raw) : NaN;
+    if (!Number.isSafeInteger(id)) throw new InvalidInput('the task id must be a positive whole number');
+    return c.json(await view.task(c.get('agent'), id));
+  });
+
+  return routes;
+}
