@@ -40,7 +40,7 @@ export function createApp(options: AppOptions): BoardApp {
   app.onError(onError);
   app.use('*', requestLog());
 
-  const guarded = hostGuard({ allowedHosts: config.allowedHosts, refusalStatus: 403 });
+  const guarded = hostGuard({ allowedHosts: config.allowedHosts, refusalStatus: 403, trustProxy: config.trustProxy });
   const auth = bearerAuth({ agents: options.agents });
   const limit = bodyLimit({ maxSize: MAX_BODY_BYTES });
 
@@ -49,7 +49,7 @@ export function createApp(options: AppOptions): BoardApp {
   protectedApp.route('/mcp', mcpRoutes(options.dispatcher));
   protectedApp.route('/api/v1', apiRoutes(options.dispatcher, options.store));
 
-  app.use('/status', hostGuard({ allowedHosts: config.allowedHosts, refusalStatus: 404 }));
+  app.use('/status', hostGuard({ allowedHosts: config.allowedHosts, refusalStatus: 404, trustProxy: config.trustProxy }));
   app.route('/status', statusRoutes({
     store: options.store,
     agents: options.agents,
@@ -69,7 +69,7 @@ export function createApp(options: AppOptions): BoardApp {
     trustProxy: config.trustProxy,
     sources: options.view,
   });
-  const pageGuard = hostGuard({ allowedHosts: config.allowedHosts, refusalStatus: 404 });
+  const pageGuard = hostGuard({ allowedHosts: config.allowedHosts, refusalStatus: 404, trustProxy: config.trustProxy });
   for (const path of WEB_READ_PATHS) app.use(path, pageGuard);
   for (const path of WEB_WRITE_PATHS) app.use(path, guarded);
   app.route('/', web.routes);

@@ -1,6 +1,6 @@
 // Online backups with SQLite's backup API: server-chosen names, checked before older ones are pruned,
 // skipped when the disk is nearly full; and restore, which checks the file and keeps the current database aside.
-import { closeSync, copyFileSync, existsSync, fsyncSync, lstatSync, mkdirSync, openSync, readdirSync, realpathSync, renameSync, statfsSync, unlinkSync } from 'node:fs';
+import { closeSync, copyFileSync, existsSync, fsyncSync, lstatSync, mkdirSync, openSync, readdirSync, realpathSync, renameSync, statfsSync, statSync, unlinkSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { daemonUsing } from './db-lock.js';
@@ -68,6 +68,12 @@ export function listBackups(dir: string): string[] {
     .map((e) => e.name)
     .sort()
     .reverse();
+}
+
+/** How old the newest backup is (Infinity when there is none). */
+export function newestBackupAgeMs(dir: string): number {
+  const newest = listBackups(dir)[0];
+  return newest === undefined ? Number.POSITIVE_INFINITY : Date.now() - statSync(join(dir, newest)).mtimeMs;
 }
 
 /** Takes one online backup of an open database; the daemon keeps serving meanwhile. */

@@ -2,7 +2,7 @@
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
 
-const LOOPBACK_HOSTS = ['localhost', '127.0.0.1', '[::1]', '::1'] as const;
+export const LOOPBACK_HOSTS = ['localhost', '127.0.0.1', '[::1]', '::1'] as const;
 
 const port = z.coerce.number().int().min(0).max(65535);
 

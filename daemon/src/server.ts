@@ -7,7 +7,7 @@ import { serve, type ServerType } from '@hono/node-server';
 import { IDEMPOTENCY_KEY_TTL_MS } from 'roundtable-shared';
 import { AgentRegistry } from './agents-registry.js';
 import { createApp } from './app.js';
-import { takeBackup } from './backup.js';
+import { newestBackupAgeMs, takeBackup } from './backup.js';
 import { Board } from './board/board.js';
 import { Presence } from './board/presence.js';
 import { Room } from './board/room.js';
@@ -18,6 +18,8 @@ import { lockDatabase } from './db-lock.js';
 import { log } from './log.js';
 import { RateLimiter } from './rate-limit.js';
 import { SqliteStore } from './store/sqlite.js';
+
+const FIRST_BACKUP_DELAY_MS = 10_000;
 
 export interface RunningBoard {
   readonly url: string;
@@ -96,7 +98,11 @@ export async function startBoard(config: Config): Promise<RunningBoard> {
       backupRunning = false;
     }
   };
-  if (config.backup.intervalMs > 0) timers.push(setInterval(() => void backup(), config.backup.intervalMs));
+  if (config.backup.intervalMs > 0) {
+    timers.push(setInterval(() => void backup(), config.backup.intervalMs));
+    // A board whose newest backup is older than one interval (or that has none) gets one soon after start.
+    if (newestBackupAgeMs(config.backup.dir) > config.backup.intervalMs) timers.push(setTimeout(() => void backup(), FIRST_BACKUP_DELAY_MS));
+  }
   for (const timer of timers) timer.unref();
 
   return {

@@ -98,6 +98,18 @@ describe('online backup', () => {
   });
 });
 
+describe('first backup', () => {
+  it('a board without a recent backup takes one soon after start, not an interval later', async () => {
+    const board = await startBoard({ env: { ROUNDTABLE_BACKUP_INTERVAL: '1h' } });
+    try {
+      await waitFor(() => board.output().stderr.includes('"backup taken"'), 20_000);
+      expect(readdirSync(join(board.dir, 'backups')).filter((f) => f.endsWith('.db'))).toHaveLength(1);
+    } finally {
+      await board.stop();
+    }
+  });
+});
+
 describe('restore', () => {
   it('refuses a corrupt file, a running daemon, symlinks and paths outside the backup folder; keeps the current database aside', async () => {
     const board = await startBoard({ env: { ROUNDTABLE_BACKUP_INTERVAL: '0' } });

@@ -14,8 +14,12 @@ afterAll(async () => {
 
 /** A raw request, so Host and other headers fetch() would fix can be set. */
 function raw(options: { method?: string; path: string; headers?: Record<string, string>; body?: string }) {
+  return fetchRaw(board.port, options);
+}
+
+function fetchRaw(port: number, options: { method?: string; path: string; headers?: Record<string, string>; body?: string }) {
   return new Promise<{ status: number; body: string; headers: Record<string, unknown> }>((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port: board.port, method: options.method ?? 'GET', path: options.path, headers: options.headers }, (res) => {
+    const req = request({ host: '127.0.0.1', port, method: options.method ?? 'GET', path: options.path, headers: options.headers }, (res) => {
       let body = '';
       res.on('data', (d: Buffer) => (body += d.toString()));
       res.on('end', () => resolve({ status: res.statusCode!, body, headers: res.headers }));
@@ -88,6 +92,27 @@ describe('Host and Origin', () => {
     expect(bogus.status).toBe(403);
     const local = await raw({ method: 'POST', path: '/mcp', headers: mcpHeaders({ origin: `http://localhost:${board.port}` }), body: initialize });
     expect(local.status).toBe(200);
+  });
+});
+
+describe('behind a trusted reverse proxy', () => {
+  it('a relayed request must name a configured public host: loopback names are for local clients only', async () => {
+    const proxied = await startBoard({ env: { ROUNDTABLE_ALLOWED_HOSTS: 'board.example.com', ROUNDTABLE_TRUST_PROXY: 'true' } });
+    try {
+      const call = (host: string, relayed: boolean) =>
+        fetchRaw(proxied.port, {
+          method: 'POST',
+          path: '/api/v1/tools/whoami',
+          headers: { host, authorization: `Bearer ${proxied.tokens['w1']}`, ...(relayed && { 'x-forwarded-for': '203.0.113.7', 'x-real-ip': '203.0.113.7' }) },
+          body: '{}',
+        });
+      expect((await call('board.example.com', true)).status).toBe(200);
+      expect((await call('localhost', true)).status).toBe(403);
+      expect((await call(`127.0.0.1:${proxied.port}`, true)).status).toBe(403);
+      expect((await call(`127.0.0.1:${proxied.port}`, false)).status).toBe(200);
+    } finally {
+      await proxied.stop();
+    }
   });
 });
 

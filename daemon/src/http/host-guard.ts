@@ -1,8 +1,15 @@
 // DNS-rebinding and cross-site protection: only allowed Host names, and no foreign Origin.
 import type { MiddlewareHandler } from 'hono';
+import { LOOPBACK_HOSTS } from '../config.js';
+import { viaTrustedProxy } from './client.js';
 
 export interface HostGuardOptions {
   readonly allowedHosts: readonly string[];
+  /**
+   * With ROUNDTABLE_TRUST_PROXY on, a request relayed by the proxy must name one of the configured public hosts:
+   * loopback names are only for clients on this machine, and a proxy must not let the outside claim them.
+   */
+  readonly trustProxy?: boolean;
   /** Status for a refused request: 403 for /mcp and the API, 404 for /status (it admits nothing exists). */
   readonly refusalStatus: 403 | 404;
 }
@@ -16,8 +23,10 @@ export function hostnameOf(hostHeader: string): string {
 }
 
 export function hostGuard(options: HostGuardOptions): MiddlewareHandler {
-  const allowed = new Set(options.allowedHosts);
+  const everyHost = new Set(options.allowedHosts);
+  const publicHosts = new Set(options.allowedHosts.filter((h) => !(LOOPBACK_HOSTS as readonly string[]).includes(h)));
   return async function hostGuard(c, next) {
+    const allowed = viaTrustedProxy(c, options.trustProxy ?? false) ? publicHosts : everyHost;
     const host = c.req.header('host');
     let ok = host !== undefined && allowed.has(hostnameOf(host));
     const origin = c.req.header('origin');

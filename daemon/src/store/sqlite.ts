@@ -79,6 +79,8 @@ export class SqliteStore implements BoardStore {
     this.db.pragma('synchronous = FULL');
     this.db.pragma('foreign_keys = ON');
     this.db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
+    // After a checkpoint the WAL file is cut back to this size, so it does not stay as large as its largest burst.
+    this.db.pragma('journal_size_limit = 67108864');
     migrate(this.db);
     const db = this.db;
     this.stmt = {
