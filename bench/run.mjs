@@ -758,6 +758,14 @@ async function benchListTasks() {
 // ROUNDTABLE_TOKEN; the daemon gets PATH and HOME plus its ROUNDTABLE_* settings.
 
 const BRIDGE_BIN = join(ROOT, 'bridge/bin/roundtable-bridge.js');
+
+/** Node flags from the bin's shebang (`#!/usr/bin/env -S node FLAGS`): the bridge is measured as npx would start it. */
+function shebangFlags(bin) {
+  const first = readFileSync(bin, 'utf8').split('\n')[0];
+  const match = /^#!\/usr\/bin\/env\s+-S\s+node\s+(.*)$/.exec(first);
+  return match ? match[1].trim().split(/\s+/) : [];
+}
+const BRIDGE_FLAGS = CONFIG.bridgeNodeArgs.length ? CONFIG.bridgeNodeArgs : shebangFlags(BRIDGE_BIN);
 const BARE_STDIO_SERVER = join(ROOT, 'bench/bare-stdio-server.mjs');
 
 /** mcp-remote's proxy bin and version from node_modules, or { error } if it is not installed. */
@@ -819,7 +827,7 @@ async function withBridgeBoard(openTasks, fn) {
   const env = childEnv(home, { ROUNDTABLE_TOKEN: token });
   const remote = findMcpRemote();
   const kinds = [
-    { name: 'bridge', label: 'roundtable-bridge (stdio -> JSON API)', args: [...CONFIG.bridgeNodeArgs, BRIDGE_BIN, '--url', `http://127.0.0.1:${daemon.port}`], env },
+    { name: 'bridge', label: 'roundtable-bridge (stdio -> JSON API)', args: [...BRIDGE_FLAGS, BRIDGE_BIN, '--url', `http://127.0.0.1:${daemon.port}`], env },
     { name: 'bare', label: 'bare MCP SDK stdio server (1 tool, no network)', args: [BARE_STDIO_SERVER], env },
   ];
   if (remote.error) report.note(`mcp-remote column skipped: ${remote.error}`);

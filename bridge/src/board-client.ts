@@ -1,11 +1,11 @@
 // Calls the board's JSON API with ky: one request per tool call, bounded by a deadline, retried only when safe.
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import ky, { HTTPError, TimeoutError, type KyInstance } from 'ky';
+import type { KyInstance } from 'ky';
 import { findTool, isErrorCode, LIMITS, waitForActivity, type ErrorBody } from 'roundtable-shared';
 import type { BridgeConfig } from './config.js';
 import { BadResponse, CallTimeout, DaemonUnreachable, TlsUntrusted } from './errors.js';
+import { createNodeFetch } from './http-transport.js';
 import { log } from './log.js';
 
 /** A refusal from the board itself, carried as the board's own error body. */
@@ -36,18 +36,33 @@ const GATEWAY_STATUSES = new Set([502, 503, 504]);
 const TRANSIENT_FAILURE = /^(ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|EAI_AGAIN|UND_ERR_SOCKET|UND_ERR_CONNECT_TIMEOUT|UND_ERR_CLOSED)$/;
 const TLS_FAILURE = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ERR_TLS|HOSTNAME|ALTNAME/;
 
+type KyModule = typeof import('ky');
+let kyModule: Promise<KyModule> | undefined;
+
+/** ky is loaded at the first call, not at start: importing it costs ~40 ms, and tools/list never needs it. */
+function loadKy(): Promise<KyModule> {
+  kyModule ??= import('ky');
+  return kyModule;
+}
+
 export class BoardClient {
-  private readonly http: KyInstance;
+  private client: KyInstance | undefined;
+  private readonly ca: string | undefined;
 
   constructor(private readonly options: BoardClientOptions) {
-    const dispatcher = options.config.caFile ? (caDispatcher(options.config.caFile) as object) : undefined;
-    this.http = ky.create({
-      prefixUrl: options.config.baseUrl,
+    this.ca = options.config.caFile ? readFileSync(options.config.caFile, 'utf8') : undefined;
+  }
+
+  private async http(): Promise<{ client: KyInstance; ky: KyModule }> {
+    const ky = await loadKy();
+    this.client ??= ky.default.create({
+      prefixUrl: this.options.config.baseUrl,
       retry: 0,
       throwHttpErrors: true,
-      headers: { 'user-agent': options.userAgent },
-      ...(dispatcher && { dispatcher }),
-    } as Parameters<typeof ky.create>[0]);
+      headers: { 'user-agent': this.options.userAgent },
+      fetch: createNodeFetch(this.ca === undefined ? {} : { ca: this.ca }),
+    });
+    return { client: this.client, ky };
   }
 
   /** Runs a tool on the board; resolves with its output, or rejects with a BoardRefusal or a BridgeError. */
@@ -88,12 +103,14 @@ export class BoardClient {
     let reconnects = 0;
     let rateLimitWaited = false;
     let tokenRefreshed = false;
+    const { client, ky } = await this.http();
+    const { HTTPError, TimeoutError } = ky;
     for (;;) {
       const remaining = deadline - Date.now();
       if (remaining <= 0) throw late();
       const token = await this.options.token(tokenRefreshed);
       try {
-        return await this.http(path, {
+        return await client(path, {
           method,
           ...(request.json !== undefined && { json: request.json }),
           timeout: remaining,
@@ -147,10 +164,11 @@ export class BoardClient {
 
   /** GET /status, for `roundtable-bridge status`. */
   async status(): Promise<Record<string, unknown>> {
+    const { client, ky } = await this.http();
     try {
-      return await this.http.get('status', { timeout: this.options.config.timeoutMs }).json();
+      return await client.get('status', { timeout: this.options.config.timeoutMs }).json();
     } catch (error) {
-      if (error instanceof TimeoutError) throw new CallTimeout('the board did not answer /status in time');
+      if (error instanceof ky.TimeoutError) throw new CallTimeout('the board did not answer /status in time');
       if (isNetworkError(error)) {
         const cause = networkCause(error);
         if (TLS_FAILURE.test(cause)) throw new TlsUntrusted(`the board's TLS certificate could not be verified (${cause})`);
@@ -191,12 +209,4 @@ function networkCause(error: unknown): string {
 
 function pause(ms: number, deadline: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, Math.max(0, Math.min(ms, deadline - Date.now()))));
-}
-
-/** A private CA for the board's certificate (--ca); NODE_EXTRA_CA_CERTS works without this. */
-function caDispatcher(caFile: string): unknown {
-  const ca = readFileSync(caFile, 'utf8');
-  // undici is loaded only when a private CA is in use, keeping the usual start-up small.
-  const { Agent } = createRequire(import.meta.url)('undici') as typeof import('undici');
-  return new Agent({ connect: { ca } });
 }
