@@ -19,6 +19,7 @@
 // BENCH_COLD_STARTS (15), BENCH_BRIDGE_CALLS (300).
 import { execFileSync, spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
+import { benchIdleWaiters, benchWakeup } from './live.mjs';
 import { closeSync, copyFileSync, existsSync, fsyncSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -76,6 +77,8 @@ const TARGETS = Object.freeze({
   maxBridgeStartRatio: 1.5,
   maxBridgeAddedP50Ms: 2,
   maxBridgeRssMb: 80,
+  maxWakeP99Ms: 50,
+  maxIdleWaitersMb: 50,
 });
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -1048,12 +1051,16 @@ async function benchBridgeCalls() {
   });
 }
 
+const liveHelpers = () => ({ report, makeTempDir, writeAgents, startDaemon, stopServer, percentiles, fmt, TARGETS });
+
 const SECTIONS = [
   { name: 'get_task', run: benchGetTask },
   { name: 'claim_task', run: benchClaimTask },
   { name: 'list_tasks', run: benchListTasks },
   { name: 'bridge_start', run: benchBridgeStart },
   { name: 'bridge_calls', run: benchBridgeCalls },
+  { name: 'wakeup', run: () => benchWakeup(liveHelpers(), { rounds: 200, seedPollS: 10 }) },
+  { name: 'idle_waiters', run: () => benchIdleWaiters(liveHelpers(), { count: 1000, idleMs: 5000 }) },
 ];
 
 // ---------------------------------------------------------------------------------------------------------------
