@@ -1,14 +1,18 @@
-// The stdio bridge end to end: the same tools as /mcp, the whole flow, errors, stdin close and signals.
+// The stdio bridge end to end over real HTTPS with a test CA: the same tools as /mcp, the whole flow, errors,
+// stdin close and signals.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mcpClient, startBoard, type TestBoard } from '../helpers/board.js';
 import { body, BRIDGE_BIN, bridgeEnv, isAlive, startBridge, type BridgeSession } from '../helpers/bridge.js';
 import { spawnTracked, stopProcess } from '../helpers/processes.js';
+import { makeTestPki, tlsEnv } from '../helpers/tls.js';
 
 let board: TestBoard;
 const outputs: string[] = [];
+const pki = makeTestPki();
 
 beforeAll(async () => {
-  board = await startBoard();
+  board = await startBoard({ env: tlsEnv(pki) });
+  expect(board.url).toMatch(/^https:/);
 });
 afterAll(async () => {
   await board.stop();
@@ -18,7 +22,7 @@ afterAll(async () => {
 });
 
 async function bridgeFor(agent: string, extraArgs: string[] = []): Promise<BridgeSession> {
-  return startBridge({ args: ['--url', board.url, ...extraArgs], env: bridgeEnv({ ROUNDTABLE_TOKEN: board.tokens[agent]! }) });
+  return startBridge({ args: ['--url', board.url, '--ca', pki.caCert, ...extraArgs], env: bridgeEnv({ ROUNDTABLE_TOKEN: board.tokens[agent]! }) });
 }
 
 async function done(session: BridgeSession): Promise<void> {
@@ -29,7 +33,7 @@ async function done(session: BridgeSession): Promise<void> {
 describe('tools/list', () => {
   it('is identical to the daemon /mcp list: names, descriptions, schemas', async () => {
     const bridge = await bridgeFor('w1');
-    const direct = await mcpClient(board, 'w1');
+    const direct = await mcpClient(board, 'w1', { caFile: pki.caCert });
     try {
       const viaBridge = await bridge.client.listTools();
       const viaHttp = await direct.listTools();
@@ -77,7 +81,7 @@ describe('a whole flow through two bridges', () => {
   });
 
   it('a wrong token gets an error that says to run roundtable-bridge login', async () => {
-    const bridge = await startBridge({ args: ['--url', board.url], env: bridgeEnv({ ROUNDTABLE_TOKEN: 'rt_not_a_valid_token_at_all' }) });
+    const bridge = await startBridge({ args: ['--url', board.url, '--ca', pki.caCert], env: bridgeEnv({ ROUNDTABLE_TOKEN: 'rt_not_a_valid_token_at_all' }) });
     try {
       const result = await bridge.client.callTool({ name: 'whoami', arguments: {} });
       expect(result.isError).toBe(true);
@@ -99,7 +103,7 @@ describe('process lifetime', () => {
   });
 
   it.each(['SIGTERM', 'SIGINT'] as const)('exits with code 0 on %s', async (signal) => {
-    const child = spawnTracked(process.execPath, [BRIDGE_BIN, '--url', board.url], { env: bridgeEnv({ ROUNDTABLE_TOKEN: board.tokens['w2']! }), stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawnTracked(process.execPath, [BRIDGE_BIN, '--url', board.url, '--ca', pki.caCert], { env: bridgeEnv({ ROUNDTABLE_TOKEN: board.tokens['w2']! }), stdio: ['pipe', 'pipe', 'pipe'] });
     const firstLine = new Promise<string>((resolve) => child.stdout!.once('data', (d: Buffer) => resolve(d.toString())));
     child.stdin!.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '0' } } })}\n`);
     expect(JSON.parse(await firstLine).result.serverInfo.name).toBe('roundtable');

@@ -42,6 +42,10 @@ describe('the packed bridge', () => {
     expect(withScripts).toEqual([]);
     expect(readdirSync(modules, { recursive: true }).filter((f) => String(f).endsWith('binding.gyp'))).toEqual([]);
 
+    // As a user would run it: npx finds the installed bin (no download) and runs it through its shebang.
+    const version = execFileSync('npx', ['--no-install', 'roundtable-bridge', '--version'], { cwd: app, encoding: 'utf8', timeout: 60_000 }).trim();
+    expect(version).toBe(JSON.parse(readFileSync(join(ROOT, 'bridge/package.json'), 'utf8')).version);
+
     const board = await startBoard();
     const bin = join(modules, 'roundtable-bridge/bin/roundtable-bridge.js');
     const bridge = await startBridge({ bin, args: ['--url', board.url], env: bridgeEnv({ ROUNDTABLE_TOKEN: board.tokens['w1']! }) });

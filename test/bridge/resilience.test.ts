@@ -8,13 +8,16 @@ import { describe, expect, it } from 'vitest';
 import { api, startBoard, token } from '../helpers/board.js';
 import { body, bridgeEnv, startBridge } from '../helpers/bridge.js';
 import { freePort, readBody, standInServer } from '../helpers/net.js';
+import { makeTestPki, tlsEnv } from '../helpers/tls.js';
 
-describe('daemon unreachable or restarting', () => {
+describe('daemon unreachable or restarting (over HTTPS with a test CA)', () => {
   it('answers an error within the timeout, and the same bridge serves again once the daemon is up', async () => {
     const port = await freePort();
+    const pki = makeTestPki();
     const tokens = { lead: token(), w1: token(), w2: token(), w3: token() };
+    const env = { ROUNDTABLE_PORT: String(port), ...tlsEnv(pki) };
     const bridge = await startBridge({
-      args: ['--url', `http://127.0.0.1:${port}`, '--timeout', '10'],
+      args: ['--url', `https://127.0.0.1:${port}`, '--ca', pki.caCert, '--timeout', '10'],
       env: bridgeEnv({ ROUNDTABLE_TOKEN: tokens.w1 }),
     });
     try {
@@ -26,14 +29,26 @@ describe('daemon unreachable or restarting', () => {
       expect(body(down).error.message).toMatch(/cannot be reached \(ECONNREFUSED\).*roundtable-bridge status/);
       expect(elapsed).toBeLessThan(10_000);
 
-      const board = await startBoard({ tokens, env: { ROUNDTABLE_PORT: String(port) } });
+      const board = await startBoard({ tokens, env });
       try {
         const up = await bridge.client.callTool({ name: 'whoami', arguments: {} });
         expect(body(up).name).toBe('w1');
-        // A restart: the call made while it is down succeeds once it is back within the reconnect window.
-        await board.stop();
+        // Killed mid-session: the next call is an error result within the timeout, not a hang.
+        await board.stop('SIGKILL');
+        const killedAt = Date.now();
+        const whileDown = await bridge.client.callTool({ name: 'whoami', arguments: {} });
+        expect(body(whileDown).error.code).toBe('daemon_unreachable');
+        expect(Date.now() - killedAt).toBeLessThan(10_000);
+        // Restarted: the next call in the same bridge session succeeds.
+        const restarted = await startBoard({ dir: board.dir, tokens, env });
+        try {
+          expect(body(await bridge.client.callTool({ name: 'whoami', arguments: {} })).name).toBe('w1');
+        } finally {
+          await restarted.stop();
+        }
+        // A call made while the daemon restarts succeeds once it is back within the reconnect window.
         const during = bridge.client.callTool({ name: 'list_tasks', arguments: {} });
-        const again = await startBoard({ dir: board.dir, tokens, env: { ROUNDTABLE_PORT: String(port) } });
+        const again = await startBoard({ dir: board.dir, tokens, env });
         try {
           const result = await during;
           expect(result.isError, JSON.stringify(result)).toBeFalsy();
@@ -199,6 +214,13 @@ describe('HTTPS', () => {
       const withEnv = await startBridge({ args: ['--url', board.url], env: bridgeEnv({ ROUNDTABLE_TOKEN: board.tokens['w1']!, NODE_EXTRA_CA_CERTS: cert }) });
       expect(body(await withEnv.client.callTool({ name: 'whoami', arguments: {} })).name).toBe('w1');
       await withEnv.close();
+
+      const wrongCa = makeTestPki('Some other CA');
+      const wrong = await startBridge({ args: ['--url', board.url, '--ca', wrongCa.caCert], env: bridgeEnv({ ROUNDTABLE_TOKEN: board.tokens['w1']! }) });
+      const refusedWrong = await wrong.client.callTool({ name: 'whoami', arguments: {} });
+      expect(body(refusedWrong).error).toMatchObject({ code: 'tls_untrusted', source: 'bridge' });
+      expect(body(refusedWrong).error.message).toMatch(/certificate could not be verified \(\w+/);
+      await wrong.close();
 
       const without = await startBridge({ args: ['--url', board.url, '--timeout', '5'], env: bridgeEnv({ ROUNDTABLE_TOKEN: board.tokens['w1']! }) });
       const refused = await without.client.callTool({ name: 'whoami', arguments: {} });

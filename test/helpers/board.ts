@@ -1,12 +1,13 @@
 // Starts the real daemon process on a free loopback port with a temporary database and agents.json.
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execFile, type ChildProcess } from 'node:child_process';
 import { promisify } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { createNodeFetch } from '../../bridge/src/http-transport.js';
 import { spawnTracked, stopProcess } from './processes.js';
 
 export const ROOT = new URL('../../', import.meta.url).pathname;
@@ -135,10 +136,12 @@ export async function api<T = Record<string, any>>(board: TestBoard, agent: stri
 }
 
 /** An MCP SDK client connected to /mcp with the agent's bearer token. */
-export async function mcpClient(board: TestBoard, agent: string): Promise<Client> {
+export async function mcpClient(board: TestBoard, agent: string, options: { caFile?: string } = {}): Promise<Client> {
   const client = new Client({ name: 'roundtable-test', version: '0.0.0' });
   const transport = new StreamableHTTPClientTransport(new URL(`${board.url}/mcp`), {
     requestInit: { headers: { authorization: `Bearer ${board.tokens[agent] ?? agent}` } },
+    // A board on a test CA: trust it through a node:https agent, as the bridge does with --ca.
+    ...(options.caFile && { fetch: createNodeFetch({ ca: readFileSync(options.caFile, 'utf8') }) }),
   });
   await client.connect(transport);
   return client;
