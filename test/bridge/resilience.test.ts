@@ -1,9 +1,5 @@
 // The bridge when things go wrong: daemon down or restarting, lost responses, 429, timeouts, TLS.
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { api, startBoard, token } from '../helpers/board.js';
 import { body, bridgeEnv, startBridge } from '../helpers/bridge.js';
@@ -197,14 +193,9 @@ describe('rate limits and timeouts (stand-in servers on loopback)', () => {
 
 describe('HTTPS', () => {
   it('verifies certificates: a private CA works with --ca or NODE_EXTRA_CA_CERTS, and is refused without', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'roundtable-tls-'));
-    const cert = join(dir, 'cert.pem');
-    const key = join(dir, 'key.pem');
-    execFileSync('openssl', [
-      'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1',
-      '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost', '-keyout', key, '-out', cert,
-    ], { stdio: 'ignore' });
-    const board = await startBoard({ env: { ROUNDTABLE_TLS_CERT: cert, ROUNDTABLE_TLS_KEY: key } });
+    const pki = makeTestPki();
+    const cert = pki.caCert;
+    const board = await startBoard({ env: tlsEnv(pki) });
     expect(board.url).toMatch(/^https:\/\//);
     try {
       const withCa = await startBridge({ args: ['--url', board.url, '--ca', cert], env: bridgeEnv({ ROUNDTABLE_TOKEN: board.tokens['w1']! }) });

@@ -1,15 +1,14 @@
 // The live web page in real headless Chromium: sign-in, nothing without a session, live moves without reloads,
 // board text shown as text only, the cookie's flags, the security headers, and no token anywhere.
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, startBoard, writeAgentsFile, type AgentSpec, type TestBoard } from '../helpers/board.js';
+import { makeTestPki, tlsEnv } from '../helpers/tls.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const HAVE_BROWSER = existsSync(CHROMIUM);
@@ -390,17 +389,11 @@ describe('the session cookie over HTTPS', () => {
   }
 
   it('is Secure on a TLS socket', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'roundtable-web-tls-'));
-    const cert = join(dir, 'cert.pem');
-    const key = join(dir, 'key.pem');
-    execFileSync('openssl', [
-      'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1',
-      '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost', '-keyout', key, '-out', cert,
-    ], { stdio: 'ignore' });
-    const board = await startBoard({ agents: AGENTS, env: { ROUNDTABLE_TLS_CERT: cert, ROUNDTABLE_TLS_KEY: key } });
+    const pki = makeTestPki();
+    const board = await startBoard({ agents: AGENTS, env: tlsEnv(pki) });
     try {
       expect(board.url).toMatch(/^https:/);
-      expect(await signInCookie(board, {}, readFileSync(cert))).toMatch(/^rt_session=[^;]+;.*; HttpOnly; Secure; SameSite=Strict/);
+      expect(await signInCookie(board, {}, readFileSync(pki.caCert))).toMatch(/^rt_session=[^;]+;.*; HttpOnly; Secure; SameSite=Strict/);
     } finally {
       await board.stop();
     }
