@@ -30,6 +30,7 @@ import {
   decideRelease,
   decideReview,
   decideSubmit,
+  mayClaim,
   requireClaimer,
   requireCreator,
   requireNotObserver,
@@ -75,14 +76,6 @@ export class Board {
   async listTasks(agent: Agent, input: ToolInput<typeof listTasks>): Promise<ToolOutput<typeof listTasks>> {
     const limit = input.limit ?? LIMITS.listDefault;
     const claims = input.claimable_by_me === true;
-    let mayClaim = claims;
-    if (claims) {
-      try {
-        requireClaimer(callerOf(this.deps, agent));
-      } catch {
-        mayClaim = false;
-      }
-    }
     const page = await this.deps.store.listTasks({
       ...(input.status !== undefined && { status: input.status }),
       ...(input.assignee !== undefined && { assignee: input.assignee }),
@@ -91,7 +84,7 @@ export class Board {
       limit,
     });
     // Only claimers claim; anyone else asking for claimable tasks gets none rather than a misleading list.
-    const tasks = claims && !mayClaim ? [] : page.tasks;
+    const tasks = claims && !mayClaim(callerOf(this.deps, agent)) ? [] : page.tasks;
     const nextCursor = tasks.length && page.lastId !== null ? encodeCursor(page.lastId) : null;
     return { tasks, next_cursor: nextCursor, ...warning };
   }

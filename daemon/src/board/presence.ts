@@ -4,7 +4,7 @@ import type { Agent } from '../agents.js';
 import type { BoardEvent } from '../events.js';
 import type { PendingCounts, PendingQuery } from '../store/store.js';
 import { callerOf, warning, type BoardDeps, type CallContext } from './context.js';
-import { missingSkills } from './rules.js';
+import { mayClaim, missingSkills, reviewScope } from './rules.js';
 import { ActivityWaiters } from './waiters.js';
 
 export const ACTIVE_MS = 2 * 60_000;
@@ -75,10 +75,8 @@ export class Presence {
   }
 
   private pendingQuery(agent: Agent): PendingQuery {
-    const { mode } = callerOf(this.deps, agent);
-    const claims = mode === 'role' ? agent.role === 'worker' : agent.role === 'peer';
-    const reviews = mode === 'role' ? (agent.role === 'leader' ? 'all' : 'none') : agent.role === 'peer' ? 'others' : 'none';
-    return { agent: agent.name, skills: agent.skills, claims, reviews };
+    const caller = callerOf(this.deps, agent);
+    return { agent: agent.name, skills: agent.skills, claims: mayClaim(caller), reviews: reviewScope(caller) };
   }
 
   /** The agents a board event may have given something to do. */
@@ -92,14 +90,14 @@ export class Presence {
       case 'task': {
         const { task } = event;
         if (task.status === 'open') {
-          const claimers = agents.filter((a) => (mode === 'role' ? a.role === 'worker' : a.role === 'peer'));
+          const claimers = agents.filter((a) => mayClaim({ agent: a, mode }));
           return claimers
             .filter((a) => (task.assignee === null || task.assignee === a.name) && missingSkills(task, a).length === 0)
             .map((a) => a.name)
             .concat(event.submitter ? [event.submitter] : []);
         }
         if (task.status === 'submitted') {
-          return agents.filter((a) => (mode === 'role' ? a.role === 'leader' : a.role === 'peer' && a.name !== task.assignee)).map((a) => a.name);
+          return agents.filter((a) => reviewScope({ agent: a, mode }) === 'all' || (reviewScope({ agent: a, mode }) === 'others' && a.name !== task.assignee)).map((a) => a.name);
         }
         return event.submitter ? [event.submitter] : [];
       }

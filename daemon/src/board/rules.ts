@@ -24,6 +24,17 @@ export function requireCreator(caller: Caller): void {
   if (caller.mode === 'role' && caller.agent.role !== 'leader') throw new Forbidden(`only the leader may create tasks; ${describe(caller.agent)}`);
 }
 
+/** Whether the caller claims tasks at all: a worker in role mode, a peer in peer mode. */
+export function mayClaim({ agent, mode }: Caller): boolean {
+  return mode === 'role' ? agent.role === 'worker' : agent.role === 'peer';
+}
+
+/** Which submissions the caller reviews: the leader all of them; a peer those of others; anyone else none. */
+export function reviewScope({ agent, mode }: Caller): 'all' | 'others' | 'none' {
+  if (mode === 'role') return agent.role === 'leader' ? 'all' : 'none';
+  return agent.role === 'peer' ? 'others' : 'none';
+}
+
 export function requireClaimer(caller: Caller): void {
   requireNotObserver(caller, 'claim tasks');
   if (caller.mode === 'role' && caller.agent.role !== 'worker') throw new Forbidden(`only workers may claim tasks; ${describe(caller.agent)}`);
