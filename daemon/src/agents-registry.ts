@@ -16,7 +16,11 @@ export class AgentRegistry {
   private watcher: FSWatcher | undefined;
   private debounce: NodeJS.Timeout | undefined;
 
-  constructor(private readonly path: string) {
+  constructor(
+    private readonly path: string,
+    /** Told the names that a reload removed, so their claimed tasks can go back to the pool. */
+    private readonly onRemoved: (names: string[]) => void = () => undefined,
+  ) {
     this.current = loadAgentsFile(path);
     this.digest = digestOf(readFileSync(path, 'utf8'));
   }
@@ -35,6 +39,7 @@ export class AgentRegistry {
     }
     const digest = digestOf(text);
     if (digest === this.digest) return false;
+    const previous = this.current;
     try {
       this.current = parseAgentsFile(text, this.path);
     } catch (error) {
@@ -44,7 +49,10 @@ export class AgentRegistry {
       return false;
     }
     this.digest = digest;
+    const before = new Set(previous.list().map((a) => a.name));
     const agents = this.current.list();
+    for (const a of agents) before.delete(a.name);
+    if (before.size) this.onRemoved([...before]);
     log.info('agents reloaded', { file: this.path, reason, agents: agents.length, names: agents.map((a) => a.name) });
     for (const name of this.current.plaintextTokenAgents) log.warn('agents.json holds a plaintext token; prefer token_sha256', { agent: name });
     return true;

@@ -30,7 +30,16 @@ export interface RunningBoard {
 }
 
 export async function startBoard(config: Config): Promise<RunningBoard> {
-  const registry = new AgentRegistry(config.agentsConfigPath);
+  // A removed agent's claimed tasks go back to the pool, so revoking an agent strands no work.
+  let releaseHeldBy: (name: string) => Promise<number[]> = async () => [];
+  const registry = new AgentRegistry(config.agentsConfigPath, (names) => {
+    for (const name of names) {
+      releaseHeldBy(name).then(
+        (ids) => ids.length && log.info('released the tasks of a removed agent', { agent: name, task_ids: ids }),
+        (error: unknown) => log.error('releasing the tasks of a removed agent failed', { agent: name, error: String(error) }),
+      );
+    }
+  });
   for (const name of registry.directory().plaintextTokenAgents) {
     log.warn('agents.json holds a plaintext token; replace it with token_sha256 (roundtable agents rotate NAME)', { file: config.agentsConfigPath, agent: name });
   }
@@ -47,6 +56,7 @@ export async function startBoard(config: Config): Promise<RunningBoard> {
   const deps = { store, agents: registry.directory, boardName: config.boardName, events };
   const presence = new Presence(deps);
   const board = new Board(deps);
+  releaseHeldBy = (name) => board.releaseHeldBy(name);
   const room = new Room(deps);
   const dispatcher = new ToolDispatcher({
     board,

@@ -65,10 +65,15 @@ describe('roundtable agents', () => {
     await client.close();
   });
 
-  it('remove: the token is refused; rules are checked before anything is written', async () => {
+  it('remove: the token is refused, its claimed tasks go back to the pool; rules are checked before anything is written', async () => {
+    const held = (await api(board, 'lead', 'create_task', { title: 'held by w3' })).body.task.id as number;
+    expect((await api(board, 'w3', 'claim_task', { task_id: held })).status).toBe(200);
     const removed = await cli(['agents', 'remove', 'w3']);
     expect(removed.code).toBe(0);
     await eventually(async () => (await statusWith(board.tokens['w3']!)) === 401);
+    await eventually(async () => (await api(board, 'lead', 'get_task', { task_id: held })).body.task.status === 'open');
+    const last = (await api(board, 'lead', 'get_task', { task_id: held })).body.history.at(-1);
+    expect(last).toMatchObject({ action: 'released', agent: 'roundtable', from_status: 'claimed', to_status: 'open', note: 'w3 was removed from agents.json' });
 
     const before = readFileSync(join(board.dir, 'agents.json'), 'utf8');
     const noLeader = await cli(['agents', 'remove', 'lead']);

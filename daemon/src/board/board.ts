@@ -18,7 +18,7 @@ import {
   type whoami,
 } from 'roundtable-shared';
 import type { Agent } from '../agents.js';
-import { NotFound } from '../errors.js';
+import { Conflict, NotFound } from '../errors.js';
 import type { TaskChange } from '../store/store.js';
 import { callerOf, warning, withRender, type BoardDeps, type CallContext } from './context.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
@@ -28,6 +28,7 @@ import {
   decideCancel,
   decideClaim,
   decideRelease,
+  decideReleaseOfRemoved,
   decideReview,
   decideSubmit,
   mayClaim,
@@ -152,6 +153,26 @@ export class Board {
     const task = await this.deps.store.cancelTask(input.task_id, (t) => (change = decideCancel(t, caller, input.reason ?? null)), withRender(ctx, taskOutput));
     this.published(task, change!);
     return taskOutput(task);
+  }
+
+  /** Returns every task a removed agent held to the open pool; returns their ids. */
+  async releaseHeldBy(name: string): Promise<number[]> {
+    const released: number[] = [];
+    let afterId = 0;
+    for (;;) {
+      const page = await this.deps.store.listTasks({ status: 'claimed', assignee: name, afterId, limit: LIMITS.listMax });
+      for (const held of page.tasks) {
+        try {
+          const task = await this.deps.store.releaseTask(held.id, (t) => decideReleaseOfRemoved(t, name));
+          this.published(task, { actor: 'roundtable', action: 'released' });
+          released.push(task.id);
+        } catch (error) {
+          if (!(error instanceof Conflict)) throw error; // changed meanwhile: nothing to release
+        }
+      }
+      if (page.lastId === null) return released;
+      afterId = page.lastId;
+    }
   }
 
   /** Tells waiters and live views what changed (ids and states only). */

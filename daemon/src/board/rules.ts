@@ -84,6 +84,12 @@ export function decideRelease(task: Task, { agent }: Caller): TaskChange {
   return { actor: agent.name, action: 'released', status: 'open', assignee: null };
 }
 
+/** The board owner removed the agent from agents.json: a task it held goes back to the open pool. */
+export function decideReleaseOfRemoved(task: Task, name: string): TaskChange {
+  if (task.status !== 'claimed' || task.assignee !== name) throw new Conflict(`task ${task.id} is no longer claimed by ${name}`);
+  return { actor: 'roundtable', action: 'released', status: 'open', assignee: null, note: `${name} was removed from agents.json` };
+}
+
 export function decideSubmit(task: Task, { agent }: Caller, result: string): TaskChange {
   requireHolder(task, agent, 'submit');
   // The result is also kept in the history, so a later rejection and resubmission loses nothing.
