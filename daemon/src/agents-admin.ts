@@ -3,7 +3,7 @@ import { closeSync, fsyncSync, openSync, readFileSync, renameSync, unlinkSync, w
 import { dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { Role } from 'roundtable-shared';
-import { AgentsFileError, generateToken, hashToken, parseAgentsFile, type Agent } from './agents.js';
+import { AgentsFileError, generateToken, hashToken, loadAgentsFile, parseAgentsFile, type Agent } from './agents.js';
 
 interface RawEntry {
   name: string;
@@ -18,9 +18,8 @@ interface RawFile {
 }
 
 function readRaw(path: string): RawFile {
-  const text = readFileSync(path, 'utf8');
-  parseAgentsFile(text, path); // the current file must be valid before we touch it
-  return JSON.parse(text) as RawFile;
+  loadAgentsFile(path); // the current file must be readable and valid before we touch it
+  return JSON.parse(readFileSync(path, 'utf8')) as RawFile;
 }
 
 /** Validates the new content as the daemon would, then replaces the file atomically with mode 600. */
@@ -50,7 +49,7 @@ function find(file: RawFile, name: string, path: string): RawEntry {
 }
 
 export function listAgents(path: string): Agent[] {
-  return parseAgentsFile(readFileSync(path, 'utf8'), path).list();
+  return loadAgentsFile(path).list();
 }
 
 export function addAgent(path: string, options: { name: string; role: Role; skills: string[] }): string {

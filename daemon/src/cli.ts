@@ -1,5 +1,5 @@
 // The `roundtable` command line: init, run, start.
-import { existsSync } from 'node:fs';
+import { accessSync, constants, existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { addAgent, listAgents, removeAgent, rotateAgent } from './agents-admin.js';
 import { ROLES, type Role } from 'roundtable-shared';
@@ -29,6 +29,9 @@ Usage:
   roundtable restore FILE    replace the database with a checked backup (the board must be stopped)
   roundtable doctor          check config, database, backups, disk, TLS and the port; say how to fix
   roundtable --version | --help
+
+Every command takes --env FILE: KEY=value lines (such as the systemd unit's EnvironmentFile) read into the
+environment first; variables already set win.
 
 Configuration comes from environment variables (see README): ROUNDTABLE_HOST, ROUNDTABLE_PORT,
 ROUNDTABLE_DB_PATH, ROUNDTABLE_AGENTS_CONFIG, ROUNDTABLE_NAME, ROUNDTABLE_RATE_LIMIT_PER_MINUTE,
@@ -126,6 +129,18 @@ function restoreCommand(config: Config, file: string | undefined): void {
   process.stdout.write(`Restored ${config.dbPath} from ${restored}.${keptAside ? ` The previous database is kept as ${keptAside}.` : ''}\n`);
 }
 
+/** Reads KEY=value lines (the systemd EnvironmentFile) into the environment; variables already set win. */
+function loadEnvFile(path: string): void {
+  try {
+    // Checked first: Node 20's loadEnvFile exits the process on a missing file instead of throwing.
+    accessSync(path, constants.R_OK);
+    process.loadEnvFile(path);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new ConfigError(`--env ${path}: ${code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'not readable by this user' : 'cannot be read'}`);
+  }
+}
+
 async function main(argv: string[]): Promise<void> {
   const { values, positionals } = parseArgs({
     args: argv,
@@ -135,6 +150,8 @@ async function main(argv: string[]): Promise<void> {
       list: { type: 'boolean', default: false },
       role: { type: 'string' },
       skills: { type: 'string' },
+      // Not --env-file: Node 20 itself takes that flag from anywhere on the command line (nodejs/node#50993).
+      env: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
       version: { type: 'boolean', short: 'v' },
     },
@@ -142,6 +159,7 @@ async function main(argv: string[]): Promise<void> {
   if (values.version) return void process.stdout.write(`${VERSION}\n`);
   const command = positionals[0];
   if (values.help || command === undefined || command === 'help') return void process.stdout.write(HELP);
+  if (values.env !== undefined) loadEnvFile(values.env);
   const config = loadConfig();
   switch (command) {
     case 'init':

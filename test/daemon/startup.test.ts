@@ -93,6 +93,20 @@ describe('environment validation', () => {
   });
 });
 
+describe('--env FILE', () => {
+  it('reads settings from a KEY=value file first, and names a missing file', async () => {
+    const dir = tempDir();
+    const envFile = join(dir, 'roundtable.env');
+    writeFileSync(envFile, `# the service's settings\nROUNDTABLE_AGENTS_CONFIG=${join(dir, 'from-env-file.json')}\n`);
+    const init = await cli(['init', '--json', '--env', envFile], { PATH: process.env['PATH'] ?? '/usr/bin:/bin' });
+    expect(init.code, init.stderr).toBe(0);
+    expect(statSync(join(dir, 'from-env-file.json')).mode & 0o777).toBe(0o600);
+    const missing = await cli(['agents', 'list', '--env', join(dir, 'nope.env')], { PATH: process.env['PATH'] ?? '/usr/bin:/bin' });
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('nope.env: no such file');
+  });
+});
+
 describe('roundtable init', () => {
   it('writes hashes only, mode 600, prints each token once, and refuses to overwrite', async () => {
     const dir = tempDir();
