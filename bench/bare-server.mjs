@@ -65,7 +65,8 @@ const readTask = db.transaction((id) => {
   return { task: toTask(row), messages: stmt.messagesOf.all(id), reviews: stmt.reviewsOf.all(id), history: stmt.historyOf.all(id) };
 });
 
-// claim_task: BEGIN IMMEDIATE; read the task, check it, update it, append the activity row, read it back; COMMIT.
+// claim_task: BEGIN IMMEDIATE; read the task, check it, update it, append the activity row, read it back, append
+// the call's audit row (ok); COMMIT. Like the daemon, a successful write audits itself inside its transaction.
 const claim = db.transaction((id) => {
   const row = stmt.getTask.get(id);
   if (!row) throw new HttpError(404, 'not_found', `task ${id} does not exist`);
@@ -73,8 +74,12 @@ const claim = db.transaction((id) => {
   const at = new Date().toISOString();
   stmt.updateTask.run({ id, status: 'claimed', assignee: agent, result: row.result, at });
   stmt.insertActivity.run({ task_id: id, agent, action: 'claimed', from_status: row.status, to_status: 'claimed', assignee: agent, note: null, at });
-  return toTask(stmt.getTask.get(id));
+  const task = toTask(stmt.getTask.get(id));
+  stmt.insertAudit.run(new Date().toISOString(), agent, 'claim_task', id, 'ok');
+  audited = true;
+  return task;
 });
+let audited = false;
 
 function taskIdOf(args) {
   const id = args?.task_id;
@@ -82,10 +87,11 @@ function taskIdOf(args) {
   return id;
 }
 
-/** Runs one tool call and, like the daemon's dispatcher, always appends one audit row in its own statement. */
+/** Runs one tool call and, like the daemon's dispatcher, appends its audit row unless the write already did. */
 async function tool(c, name, run) {
   let outcome = 'ok';
   let taskId = null;
+  audited = false;
   try {
     const args = await c.req.json();
     taskId = Number.isSafeInteger(args?.task_id) ? args.task_id : null;
@@ -95,7 +101,7 @@ async function tool(c, name, run) {
     const status = error instanceof HttpError ? error.status : 500;
     return c.json({ error: { code: outcome, message: String(error.message) } }, status);
   } finally {
-    stmt.insertAudit.run(new Date().toISOString(), agent, name, taskId, outcome);
+    if (!audited || outcome !== 'ok') stmt.insertAudit.run(new Date().toISOString(), agent, name, taskId, outcome);
   }
 }
 

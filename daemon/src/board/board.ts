@@ -20,7 +20,7 @@ import {
 import type { Agent } from '../agents.js';
 import { Conflict, NotFound } from '../errors.js';
 import type { TaskChange } from '../store/store.js';
-import { callerOf, warning, withRender, type BoardDeps, type CallContext } from './context.js';
+import { callerOf, warning, writeExtras, type BoardDeps, type CallContext } from './context.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import {
   checkAssignee,
@@ -68,7 +68,7 @@ export class Board {
         assignee: input.assignee ?? null,
         createdBy: agent.name,
       },
-      withRender(ctx, taskOutput),
+      writeExtras(ctx, taskOutput),
     );
     this.published(task, { actor: agent.name, action: 'created' });
     return taskOutput(task);
@@ -100,7 +100,7 @@ export class Board {
     const caller = callerOf(this.deps, agent);
     requireClaimer(caller);
     let change: TaskChange | undefined;
-    const task = await this.deps.store.claimTask(input.task_id, (t) => (change = decideClaim(t, caller)), withRender(ctx, taskOutput));
+    const task = await this.deps.store.claimTask(input.task_id, (t) => (change = decideClaim(t, caller)), writeExtras(ctx, taskOutput));
     this.published(task, change!);
     return taskOutput(task);
   }
@@ -108,7 +108,7 @@ export class Board {
   async releaseTask(agent: Agent, input: ToolInput<typeof releaseTask>, ctx: CallContext = {}): Promise<ToolOutput<typeof releaseTask>> {
     const caller = callerOf(this.deps, agent);
     let change: TaskChange | undefined;
-    const task = await this.deps.store.releaseTask(input.task_id, (t) => (change = decideRelease(t, caller)), withRender(ctx, taskOutput));
+    const task = await this.deps.store.releaseTask(input.task_id, (t) => (change = decideRelease(t, caller)), writeExtras(ctx, taskOutput));
     this.published(task, change!);
     return taskOutput(task);
   }
@@ -119,7 +119,7 @@ export class Board {
       input.task_id,
       checkCanPost,
       { author: agent.name, kind: input.kind, text: input.text },
-      withRender(ctx, messageOutput),
+      writeExtras(ctx, messageOutput),
     );
     this.deps.events.publish({ type: 'task_message', task_id: input.task_id, author: agent.name });
     return messageOutput(message);
@@ -128,7 +128,7 @@ export class Board {
   async submitResult(agent: Agent, input: ToolInput<typeof submitResult>, ctx: CallContext = {}): Promise<ToolOutput<typeof submitResult>> {
     const caller = callerOf(this.deps, agent);
     let change: TaskChange | undefined;
-    const task = await this.deps.store.submitResult(input.task_id, (t) => (change = decideSubmit(t, caller, input.result)), withRender(ctx, taskOutput));
+    const task = await this.deps.store.submitResult(input.task_id, (t) => (change = decideSubmit(t, caller, input.result)), writeExtras(ctx, taskOutput));
     this.published(task, change!);
     return taskOutput(task);
   }
@@ -140,7 +140,7 @@ export class Board {
     const task = await this.deps.store.reviewTask(
       input.task_id,
       (t) => (change = decideReview(t, caller, input.verdict, input.note ?? null)),
-      withRender(ctx, taskOutput),
+      writeExtras(ctx, taskOutput),
     );
     this.published(task, change!);
     return taskOutput(task);
@@ -150,7 +150,7 @@ export class Board {
     const caller = callerOf(this.deps, agent);
     requireNotObserver(caller, 'cancel tasks');
     let change: TaskChange | undefined;
-    const task = await this.deps.store.cancelTask(input.task_id, (t) => (change = decideCancel(t, caller, input.reason ?? null)), withRender(ctx, taskOutput));
+    const task = await this.deps.store.cancelTask(input.task_id, (t) => (change = decideCancel(t, caller, input.reason ?? null)), writeExtras(ctx, taskOutput));
     this.published(task, change!);
     return taskOutput(task);
   }

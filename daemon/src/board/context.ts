@@ -2,7 +2,7 @@
 import { UNTRUSTED_CONTENT_WARNING } from 'roundtable-shared';
 import type { Agent, AgentDirectory } from '../agents.js';
 import type { EventBus } from '../events.js';
-import type { BoardStore, ResponseRecord } from '../store/store.js';
+import type { AuditTicket, BoardStore, ResponseRecord, WriteExtras } from '../store/store.js';
 import type { Caller } from './rules.js';
 
 export interface BoardDeps {
@@ -24,14 +24,18 @@ export interface IdempotencyClaim {
 
 export interface CallContext {
   readonly idempotency?: IdempotencyClaim;
+  /** The call's audit row, for the store to write inside the call's own transaction. */
+  readonly audit?: AuditTicket;
   /** Aborted when the caller goes away (for calls that wait). */
   readonly signal?: AbortSignal;
 }
 
 export const warning = { untrusted_content_warning: UNTRUSTED_CONTENT_WARNING } as const;
 
-export function withRender<T>(ctx: CallContext, render: (result: T) => object): ResponseRecord<T> | undefined {
-  return ctx.idempotency && { ...ctx.idempotency, render: (result: T) => JSON.stringify(render(result)) };
+/** What a write records beside its change: the audit row, and the rendered answer under an idempotency key. */
+export function writeExtras<T>(ctx: CallContext, render: (result: T) => object): WriteExtras<T> {
+  const response: ResponseRecord<T> | undefined = ctx.idempotency && { ...ctx.idempotency, render: (result: T) => JSON.stringify(render(result)) };
+  return { response, audit: ctx.audit };
 }
 
 export function callerOf(deps: BoardDeps, agent: Agent): Caller {

@@ -6,7 +6,7 @@ import type { Agent } from '../agents.js';
 import { asBoardError, InvalidInput, NotFound, RateLimited } from '../errors.js';
 import { log, logger } from '../log.js';
 import type { RateLimiter } from '../rate-limit.js';
-import { IdempotencyKeyTaken, type BoardStore } from '../store/store.js';
+import { AuditTicket, IdempotencyKeyTaken, type BoardStore } from '../store/store.js';
 import type { Board, CallContext, IdempotencyClaim } from './board.js';
 import type { Presence } from './presence.js';
 import type { Room } from './room.js';
@@ -65,6 +65,8 @@ export class ToolDispatcher {
     const taskId = taskIdOf(args);
     let outcome = 'ok';
     let auditTaskId = taskId;
+    // A successful write records its audit row in its own transaction; everything else is appended below.
+    let ticket: AuditTicket | undefined;
     const started = performance.now();
     try {
       if (!tool || !handler) throw new NotFound(`no tool is called "${toolName}"; tools/list shows the tools there are`);
@@ -80,9 +82,14 @@ export class ToolDispatcher {
           return replayed;
         }
       }
+      if (tool.mutates) ticket = new AuditTicket({ agent: agent.name, tool: tool.name, taskId: taskId ?? null });
       let output: Record<string, unknown>;
       try {
-        output = await handler(agent, input as never, { ...(claim && { idempotency: claim }), ...(options.signal && { signal: options.signal }) });
+        output = await handler(agent, input as never, {
+          ...(claim && { idempotency: claim }),
+          ...(ticket && { audit: ticket }),
+          ...(options.signal && { signal: options.signal }),
+        });
       } catch (error) {
         // A concurrent request with the same key won; ours was rolled back, so answer with its response.
         if (!(error instanceof IdempotencyKeyTaken) || !claim) throw error;
@@ -95,15 +102,19 @@ export class ToolDispatcher {
       const boardError = asBoardError(error);
       if (boardError !== error) log.error('tool call failed unexpectedly', { tool: toolName, agent: agent.name, error: String((error as Error)?.stack ?? error) });
       outcome = boardError.code;
+      // A failed write was rolled back, its audit row with it: the failure row below is the call's only row.
+      ticket = undefined;
       throw boardError;
     } finally {
       logger.info(
         { request_id: options.requestId, agent: agent.name, tool: tool?.name ?? 'unknown_tool', task_id: auditTaskId, outcome, duration_ms: Math.round((performance.now() - started) * 10) / 10 },
         'tool call',
       );
-      await this.options.store
-        .appendAudit({ agent: agent.name, tool: tool ? tool.name : 'unknown_tool', taskId: auditTaskId ?? null, outcome })
-        .catch((error: unknown) => log.error('audit write failed', { tool: toolName, error: String(error) }));
+      if (!ticket?.written || outcome !== 'ok') {
+        await this.options.store
+          .appendAudit({ agent: agent.name, tool: tool ? tool.name : 'unknown_tool', taskId: auditTaskId ?? null, outcome })
+          .catch((error: unknown) => log.error('audit write failed', { tool: toolName, error: String(error) }));
+      }
     }
   }
 

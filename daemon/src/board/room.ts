@@ -11,7 +11,7 @@ import {
 import type { Agent } from '../agents.js';
 import { InvalidInput, NotFound } from '../errors.js';
 import type { StoredRoomMessage } from '../store/store.js';
-import { callerOf, warning, withRender, type BoardDeps, type CallContext } from './context.js';
+import { callerOf, warning, writeExtras, type BoardDeps, type CallContext } from './context.js';
 import { requireNotObserver } from './rules.js';
 
 /** Who may see a message: everyone for "all", else its author and its recipients. */
@@ -39,14 +39,14 @@ export class Room {
       if (recipients.length === 0) throw new InvalidInput('to: name at least one member other than yourself, or "all"');
     }
     const render = (message: StoredRoomMessage) => ({ message, recipients, ...warning });
-    const message = await this.deps.store.postRoomMessage({ author: agent.name, to, recipients, text: input.text }, withRender(ctx, render));
+    const message = await this.deps.store.postRoomMessage({ author: agent.name, to, recipients, text: input.text }, writeExtras(ctx, render));
     this.deps.events.publish({ type: 'room', message_id: message.id, from: agent.name, to });
     return render(message);
   }
 
   async readUnread(agent: Agent, _input: ToolInput<typeof readUnread>, ctx: CallContext = {}): Promise<ToolOutput<typeof readUnread>> {
     const render = (page: { messages: StoredRoomMessage[]; more: boolean }) => ({ ...page, ...warning });
-    const page = await this.deps.store.readUnread(agent.name, LIMITS.roomPage, withRender(ctx, render));
+    const page = await this.deps.store.readUnread(agent.name, LIMITS.roomPage, writeExtras(ctx, render));
     if (page.messages.length) this.deps.events.publish({ type: 'presence', agent: agent.name });
     return render(page);
   }

@@ -19,6 +19,7 @@ import {
   type StoredRoomMessage,
   type NewTask,
   type ResponseRecord,
+  type WriteExtras,
   type StoredResponse,
   type TaskDetail,
   type TaskPage,
@@ -160,7 +161,7 @@ export class SqliteStore implements BoardStore {
     };
   }
 
-  async createTask(task: NewTask, record?: ResponseRecord<Task>): Promise<Task> {
+  async createTask(task: NewTask, extras?: WriteExtras<Task>): Promise<Task> {
     return this.db
       .transaction(() => {
         const at = now();
@@ -184,7 +185,7 @@ export class SqliteStore implements BoardStore {
           note: null,
           at,
         });
-        return this.recordResponse(record, toTask(this.stmt.getTask.get(id) as TaskRow));
+        return this.recordExtras(extras, toTask(this.stmt.getTask.get(id) as TaskRow), id);
       })
       .immediate();
   }
@@ -243,24 +244,24 @@ export class SqliteStore implements BoardStore {
     return statement;
   }
 
-  claimTask(id: number, decide: DecideChange, record?: ResponseRecord<Task>): Promise<Task> {
-    return this.transition(id, decide, record);
+  claimTask(id: number, decide: DecideChange, extras?: WriteExtras<Task>): Promise<Task> {
+    return this.transition(id, decide, extras);
   }
-  releaseTask(id: number, decide: DecideChange, record?: ResponseRecord<Task>): Promise<Task> {
-    return this.transition(id, decide, record);
+  releaseTask(id: number, decide: DecideChange, extras?: WriteExtras<Task>): Promise<Task> {
+    return this.transition(id, decide, extras);
   }
-  submitResult(id: number, decide: DecideChange, record?: ResponseRecord<Task>): Promise<Task> {
-    return this.transition(id, decide, record);
+  submitResult(id: number, decide: DecideChange, extras?: WriteExtras<Task>): Promise<Task> {
+    return this.transition(id, decide, extras);
   }
-  reviewTask(id: number, decide: DecideChange, record?: ResponseRecord<Task>): Promise<Task> {
-    return this.transition(id, decide, record);
+  reviewTask(id: number, decide: DecideChange, extras?: WriteExtras<Task>): Promise<Task> {
+    return this.transition(id, decide, extras);
   }
-  cancelTask(id: number, decide: DecideChange, record?: ResponseRecord<Task>): Promise<Task> {
-    return this.transition(id, decide, record);
+  cancelTask(id: number, decide: DecideChange, extras?: WriteExtras<Task>): Promise<Task> {
+    return this.transition(id, decide, extras);
   }
 
   /** Reads the task, lets the rule decide, and writes the change with its history, all in one transaction. */
-  private async transition(id: number, decide: DecideChange, record: ResponseRecord<Task> | undefined): Promise<Task> {
+  private async transition(id: number, decide: DecideChange, extras: WriteExtras<Task> | undefined): Promise<Task> {
     return this.db
       .transaction(() => {
         const before = this.requireTask(id);
@@ -286,24 +287,37 @@ export class SqliteStore implements BoardStore {
           note: change.note ?? null,
           at,
         });
-        return this.recordResponse(record, toTask(this.stmt.getTask.get(id) as TaskRow));
+        return this.recordExtras(extras, toTask(this.stmt.getTask.get(id) as TaskRow), id);
       })
       .immediate();
   }
 
-  async postMessage(id: number, check: CheckTask, message: NewMessage, record?: ResponseRecord<Message>): Promise<Message> {
+  async postMessage(id: number, check: CheckTask, message: NewMessage, extras?: WriteExtras<Message>): Promise<Message> {
     return this.db
       .transaction(() => {
         check(this.requireTask(id));
         const at = now();
         const { lastInsertRowid } = this.stmt.insertMessage.run(id, message.author, message.kind, message.text, at);
         const posted: Message = { id: Number(lastInsertRowid), task_id: id, author: message.author, kind: message.kind, text: message.text, created_at: at };
-        return this.recordResponse(record, posted);
+        return this.recordExtras(extras, posted, id);
       })
       .immediate();
   }
 
-  /** Inside the caller's transaction: records the response, or throws (rolling back) if the key is already taken. */
+  /**
+   * Inside the caller's transaction: the call's audit row, and the response under its idempotency key
+   * (throwing, so rolling back, if another request took the key first).
+   */
+  private recordExtras<T>(extras: WriteExtras<T> | undefined, result: T, taskId: number | null): T {
+    this.recordResponse(extras?.response, result);
+    const audit = extras?.audit;
+    if (audit) {
+      this.stmt.insertAudit.run(now(), audit.row.agent, audit.row.tool, audit.row.taskId ?? taskId, 'ok');
+      audit.written = true;
+    }
+    return result;
+  }
+
   private recordResponse<T>(record: ResponseRecord<T> | undefined, result: T): T {
     if (!record) return result;
     this.stmt.dropExpiredKey.run(record.agent, record.key, record.expiredBefore);
@@ -354,14 +368,14 @@ export class SqliteStore implements BoardStore {
     this.stmt.deleteInstance.run(agent, instanceId);
   }
 
-  async postRoomMessage(message: NewRoomMessage, record?: ResponseRecord<StoredRoomMessage>): Promise<StoredRoomMessage> {
+  async postRoomMessage(message: NewRoomMessage, extras?: WriteExtras<StoredRoomMessage>): Promise<StoredRoomMessage> {
     return this.db
       .transaction(() => {
         const at = now();
         const recipients = message.to === 'all' ? 'all' : JSON.stringify(message.to);
         const id = Number(this.stmt.insertRoomMessage.run(message.author, recipients, message.text, at).lastInsertRowid);
         for (const agent of message.recipients) this.stmt.insertReceipt.run(id, agent);
-        return this.recordResponse(record, { id, from: message.author, to: message.to === 'all' ? 'all' : [...message.to], text: message.text, created_at: at });
+        return this.recordExtras(extras, { id, from: message.author, to: message.to === 'all' ? 'all' : [...message.to], text: message.text, created_at: at }, null);
       })
       .immediate();
   }
@@ -369,7 +383,7 @@ export class SqliteStore implements BoardStore {
   async readUnread(
     agent: string,
     limit: number,
-    record?: ResponseRecord<{ messages: StoredRoomMessage[]; more: boolean }>,
+    extras?: WriteExtras<{ messages: StoredRoomMessage[]; more: boolean }>,
   ): Promise<{ messages: StoredRoomMessage[]; more: boolean }> {
     return this.db
       .transaction(() => {
@@ -383,7 +397,7 @@ export class SqliteStore implements BoardStore {
           this.stmt.setRoomCursor.run(last, agent, last);
           this.stmt.markRead.run(now(), agent, last);
         }
-        return this.recordResponse(record, { messages: page, more });
+        return this.recordExtras(extras, { messages: page, more }, null);
       })
       .immediate();
   }

@@ -75,6 +75,20 @@ export interface ResponseRecord<T> {
   readonly render: (result: T) => string;
 }
 
+/** The audit row of the call making a write; the store inserts it in the write's transaction and marks it written. */
+export class AuditTicket {
+  written = false;
+  constructor(readonly row: { readonly agent: string; readonly tool: string; readonly taskId: number | null }) {}
+}
+
+/** What a write records beside the change, in the same transaction. */
+export interface WriteExtras<T> {
+  /** The response, under the caller's idempotency key. */
+  readonly response?: ResponseRecord<T> | undefined;
+  /** The call's audit row, with outcome ok. */
+  readonly audit?: AuditTicket | undefined;
+}
+
 export interface StoredResponse {
   readonly tool: string;
   readonly requestHash: string;
@@ -140,17 +154,17 @@ export interface PendingQuery {
 }
 
 export interface BoardStore {
-  createTask(task: NewTask, record?: ResponseRecord<Task>): Promise<Task>;
+  createTask(task: NewTask, extras?: WriteExtras<Task>): Promise<Task>;
   getTask(id: number): Promise<TaskDetail | undefined>;
   listTasks(query: TaskQuery): Promise<TaskPage>;
   /** The newest tasks in one state, newest (highest id) first. */
   latestTasks(status: TaskStatus, limit: number): Promise<TaskSummary[]>;
-  claimTask(id: number, decide: DecideChange, record?: ResponseRecord<Task>): Promise<Task>;
-  releaseTask(id: number, decide: DecideChange, record?: ResponseRecord<Task>): Promise<Task>;
-  submitResult(id: number, decide: DecideChange, record?: ResponseRecord<Task>): Promise<Task>;
-  reviewTask(id: number, decide: DecideChange, record?: ResponseRecord<Task>): Promise<Task>;
-  cancelTask(id: number, decide: DecideChange, record?: ResponseRecord<Task>): Promise<Task>;
-  postMessage(id: number, check: CheckTask, message: NewMessage, record?: ResponseRecord<Message>): Promise<Message>;
+  claimTask(id: number, decide: DecideChange, extras?: WriteExtras<Task>): Promise<Task>;
+  releaseTask(id: number, decide: DecideChange, extras?: WriteExtras<Task>): Promise<Task>;
+  submitResult(id: number, decide: DecideChange, extras?: WriteExtras<Task>): Promise<Task>;
+  reviewTask(id: number, decide: DecideChange, extras?: WriteExtras<Task>): Promise<Task>;
+  cancelTask(id: number, decide: DecideChange, extras?: WriteExtras<Task>): Promise<Task>;
+  postMessage(id: number, check: CheckTask, message: NewMessage, extras?: WriteExtras<Message>): Promise<Message>;
   /** The unexpired response recorded under (agent, key), if any. */
   findResponse(agent: string, key: string, expiredBefore: string): Promise<StoredResponse | undefined>;
   /** Deletes recorded responses older than the given time; returns how many. */
@@ -164,9 +178,9 @@ export interface BoardStore {
    * instead if a different instance holds an unexpired lease.
    */
   acquireInstance(agent: string, instanceId: string, now: string, expiresAt: string): Promise<InstanceLease | undefined>;
-  postRoomMessage(message: NewRoomMessage, record?: ResponseRecord<StoredRoomMessage>): Promise<StoredRoomMessage>;
+  postRoomMessage(message: NewRoomMessage, extras?: WriteExtras<StoredRoomMessage>): Promise<StoredRoomMessage>;
   /** Unread messages to all or to the agent, oldest first, marked read in the same transaction. */
-  readUnread(agent: string, limit: number, record?: ResponseRecord<{ messages: StoredRoomMessage[]; more: boolean }>): Promise<{ messages: StoredRoomMessage[]; more: boolean }>;
+  readUnread(agent: string, limit: number, extras?: WriteExtras<{ messages: StoredRoomMessage[]; more: boolean }>): Promise<{ messages: StoredRoomMessage[]; more: boolean }>;
   /** Messages the agent can see (to all, to it, from it), newest first, ids below `before`. */
   readRoomLog(agent: string, before: number | undefined, limit: number): Promise<StoredRoomMessage[]>;
   getRoomMessage(id: number): Promise<{ message: StoredRoomMessage; receipts: ReceiptRow[] } | undefined>;
