@@ -59,7 +59,7 @@ async function run(config: Config): Promise<void> {
   };
   process.once('SIGINT', () => stop('SIGINT'));
   process.once('SIGTERM', () => stop('SIGTERM'));
-  process.on('SIGHUP', () => board?.reloadAgents());
+  process.on('SIGHUP', () => board?.reload());
   board = await startBoard(config);
   process.stdout.write(`Roundtable ${VERSION} listening on ${board.url}/mcp (status: ${board.url}/status, web page: ${board.url}/)\n`);
   log.info('board started', { url: board.url, db: config.dbPath, agents: config.agentsConfigPath });

@@ -374,7 +374,7 @@ export function checkTls(config: Config, now = new Date()): CheckResult {
   }
   const expiry = classifyCertificateExpiry(new Date(cert.validFrom), new Date(cert.validTo), now);
   if (expiry.status !== 'ok') {
-    findings.push({ status: expiry.status, detail: expiry.detail, fix: 'renew the certificate, then restart the board (it reads the TLS files at start)' });
+    findings.push({ status: expiry.status, detail: expiry.detail, fix: 'renew the certificate, then `systemctl reload roundtable` (SIGHUP makes the board re-read the TLS files)' });
   }
   const keyExposure = openTo(statSync(keyPath).mode & 0o777);
   if (keyExposure) findings.push({ status: 'warn', detail: `key file: ${keyExposure}`, fix: `chmod 600 ${resolve(keyPath)}` });

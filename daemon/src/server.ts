@@ -24,9 +24,20 @@ const FIRST_BACKUP_DELAY_MS = 10_000;
 export interface RunningBoard {
   readonly url: string;
   readonly port: number;
-  /** Re-reads agents.json now (SIGHUP). */
-  reloadAgents(): void;
+  /** SIGHUP: re-reads agents.json, and the TLS certificate and key when serving HTTPS. */
+  reload(): void;
   close(): Promise<void>;
+}
+
+/** A renewed certificate applies to new connections without a restart; a broken pair is logged and the old one kept. */
+function reloadCertificate(server: ServerType, tls: NonNullable<Config['tls']>): void {
+  try {
+    const context = { cert: readFileSync(tls.certPath), key: readFileSync(tls.keyPath) };
+    (server as unknown as { setSecureContext(options: typeof context): void }).setSecureContext(context);
+    log.info('TLS certificate reloaded', { cert: tls.certPath });
+  } catch (error) {
+    log.error('TLS certificate reload failed; keeping the one in use', { cert: tls.certPath, problem: (error as Error).message });
+  }
 }
 
 export async function startBoard(config: Config): Promise<RunningBoard> {
@@ -118,7 +129,10 @@ export async function startBoard(config: Config): Promise<RunningBoard> {
   return {
     url,
     port,
-    reloadAgents: () => void registry.reload('SIGHUP'),
+    reload() {
+      registry.reload('SIGHUP');
+      if (config.tls) reloadCertificate(server, config.tls);
+    },
     async close() {
       for (const timer of timers) clearInterval(timer);
       presence.waiters.close();
