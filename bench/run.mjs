@@ -762,13 +762,8 @@ async function benchListTasks() {
 
 const BRIDGE_BIN = join(ROOT, 'bridge/bin/roundtable-bridge.js');
 
-/** Node flags from the bin's shebang (`#!/usr/bin/env -S node FLAGS`): the bridge is measured as npx would start it. */
-function shebangFlags(bin) {
-  const first = readFileSync(bin, 'utf8').split('\n')[0];
-  const match = /^#!\/usr\/bin\/env\s+-S\s+node\s+(.*)$/.exec(first);
-  return match ? match[1].trim().split(/\s+/) : [];
-}
-const BRIDGE_FLAGS = CONFIG.bridgeNodeArgs.length ? CONFIG.bridgeNodeArgs : shebangFlags(BRIDGE_BIN);
+// The bridge sets its own V8 heap flags when its bin starts; BENCH_BRIDGE_NODE_ARGS adds node flags on top.
+const BRIDGE_FLAGS = CONFIG.bridgeNodeArgs;
 const BARE_STDIO_SERVER = join(ROOT, 'bench/bare-stdio-server.mjs');
 
 /** mcp-remote's proxy bin and version from node_modules, or { error } if it is not installed. */

@@ -70,6 +70,11 @@ describe('stdout is sacred', () => {
     expect(offenders).toEqual([]);
   });
 
+  it('every bin starts with a plain `#!/usr/bin/env node` (busybox env and some shims cannot run `env -S`)', () => {
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'bridge/package.json'), 'utf8')) as { bin: Record<string, string> };
+    for (const bin of Object.values(pkg.bin)) expect(readFileSync(join(ROOT, 'bridge', bin), 'utf8').split('\n')[0], bin).toBe('#!/usr/bin/env node');
+  });
+
   it('the bridge package declares no dependency that compiles', () => {
     const pkg = JSON.parse(readFileSync(join(ROOT, 'bridge/package.json'), 'utf8')) as { dependencies: Record<string, string> };
     expect(Object.keys(pkg.dependencies)).not.toContain('better-sqlite3');
