@@ -3,22 +3,13 @@ import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, daemonEnv, mcpClient, startBoard, type TestBoard, runCli } from '../helpers/board.js';
+import { eventually } from '../helpers/eventually.js';
 
 let board: TestBoard;
 let env: Record<string, string>;
 const issued: string[] = [];
 
 const cli = (args: string[]) => runCli(args, env, 20_000);
-
-/** Polls until the board answers the token as expected (reloads apply within a few seconds). */
-async function eventually(check: () => Promise<boolean>, timeoutMs = 8_000): Promise<number> {
-  const started = Date.now();
-  while (!(await check())) {
-    if (Date.now() - started > timeoutMs) throw new Error('the running board did not pick up the change in time');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return Date.now() - started;
-}
 
 async function statusWith(token: string): Promise<number> {
   const response = await fetch(`${board.url}/api/v1/tools/whoami`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: '{}' });
@@ -45,7 +36,7 @@ describe('roundtable agents', () => {
     const path = join(board.dir, 'agents.json');
     expect(readFileSync(path, 'utf8')).not.toContain(token);
     expect(statSync(path).mode & 0o777).toBe(0o600);
-    await eventually(async () => (await statusWith(token)) === 200);
+    await eventually('the new token to work', async () => (await statusWith(token)) === 200);
     const me = (await api(board, token, 'whoami')).body;
     expect(me).toMatchObject({ name: 'gemini', role: 'worker', skills: ['python', 'docs'] });
     const list = await cli(['agents', 'list']);
@@ -58,7 +49,7 @@ describe('roundtable agents', () => {
     const rotated = await cli(['agents', 'rotate', 'w2', '--json']);
     const { token } = JSON.parse(rotated.stdout) as { token: string };
     issued.push(token);
-    await eventually(async () => (await statusWith(token)) === 200);
+    await eventually('the new token to work', async () => (await statusWith(token)) === 200);
     expect(await statusWith(board.tokens['w2']!)).toBe(401);
     // Other agents were not disturbed by the reload.
     expect((await api(board, 'w1', 'whoami')).status).toBe(200);
@@ -70,8 +61,8 @@ describe('roundtable agents', () => {
     expect((await api(board, 'w3', 'claim_task', { task_id: held })).status).toBe(200);
     const removed = await cli(['agents', 'remove', 'w3']);
     expect(removed.code).toBe(0);
-    await eventually(async () => (await statusWith(board.tokens['w3']!)) === 401);
-    await eventually(async () => (await api(board, 'lead', 'get_task', { task_id: held })).body.task.status === 'open');
+    await eventually("w3's token to be refused", async () => (await statusWith(board.tokens['w3']!)) === 401);
+    await eventually("w3's task to be open again", async () => (await api(board, 'lead', 'get_task', { task_id: held })).body.task.status === 'open');
     const last = (await api(board, 'lead', 'get_task', { task_id: held })).body.history.at(-1);
     expect(last).toMatchObject({ action: 'released', agent: 'roundtable', from_status: 'claimed', to_status: 'open', note: 'w3 was removed from agents.json' });
 
@@ -94,7 +85,7 @@ describe('roundtable agents', () => {
     const path = join(board.dir, 'agents.json');
     const good = readFileSync(path, 'utf8');
     writeFileSync(path, '{"agents": [ broken');
-    await eventually(async () => board.output().stderr.includes('agents file is invalid; keeping the agents in force'));
+    await eventually('the broken file to be logged', () => board.output().stderr.includes('agents file is invalid; keeping the agents in force'));
     expect((await api(board, 'w1', 'whoami')).status).toBe(200);
     writeFileSync(path, good);
   });
@@ -104,11 +95,11 @@ describe('roundtable agents', () => {
     const file = JSON.parse(readFileSync(path, 'utf8')) as { agents: Array<{ name: string; skills: string[] }> };
     file.agents.find((a) => a.name === 'w1')!.skills = ['python', 'sql', 'rust'];
     writeFileSync(path, JSON.stringify(file));
-    await eventually(async () => ((await api(board, 'w1', 'whoami')).body.skills as string[]).includes('rust'));
+    await eventually('the hand edit to apply', async () => ((await api(board, 'w1', 'whoami')).body.skills as string[]).includes('rust'));
     file.agents.find((a) => a.name === 'w1')!.skills = ['go'];
     writeFileSync(path, JSON.stringify(file));
     board.process.kill('SIGHUP');
-    await eventually(async () => ((await api(board, 'w1', 'whoami')).body.skills as string[]).join() === 'go', 3_000);
+    await eventually('the SIGHUP reload to apply', async () => ((await api(board, 'w1', 'whoami')).body.skills as string[]).join() === 'go');
     // The signal arrived before the watcher's debounce, so the reload that applied it was the SIGHUP one.
     expect(board.output().stderr).toMatch(/"reason":"SIGHUP".*"msg":"agents reloaded"|"msg":"agents reloaded".*"reason":"SIGHUP"/);
   });

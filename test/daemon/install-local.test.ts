@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../helpers/board.js';
+import { eventually } from '../helpers/eventually.js';
 import { freePort, standInServer } from '../helpers/net.js';
 import { spawnTracked } from '../helpers/processes.js';
 
@@ -55,12 +56,12 @@ function alive(pid: number): boolean {
 async function stopDaemon(pid: number): Promise<void> {
   if (!alive(pid)) return;
   process.kill(pid, 'SIGTERM');
-  for (let waited = 0; waited < 10_000; waited += 100) {
-    if (!alive(pid)) return;
-    await new Promise((r) => setTimeout(r, 100));
+  try {
+    await eventually(`the background daemon ${pid} to stop after SIGTERM`, () => !alive(pid), { timeoutMs: 10_000, intervalMs: 100 });
+  } catch (error) {
+    process.kill(pid, 'SIGKILL');
+    throw error;
   }
-  process.kill(pid, 'SIGKILL');
-  throw new Error(`the background daemon ${pid} did not stop within 10 s of SIGTERM`);
 }
 
 afterAll(async () => {
