@@ -180,6 +180,7 @@ it(`keeps every acknowledged write through ${ROUNDS} SIGKILLs under load on both
   const started = Date.now();
   const perRound: string[] = [];
   let cutOff = 0;
+  let stopCode: number | null = null;
   try {
     for (let number = 1; number <= ROUNDS; number++) {
       const round: Round = { number, killSent: false, acks: 0, cutOff: 0, surprises: [] };
@@ -194,15 +195,20 @@ it(`keeps every acknowledged write through ${ROUNDS} SIGKILLs under load on both
       // A random moment: after a random number of acknowledged writes, plus a random few milliseconds.
       const target = 40 + Math.floor(random() * 120);
       const jitterMs = Math.floor(random() * 25);
-      await eventually(`${target} acknowledged writes in round ${number} (seed ${SEED})`, () => round.acks >= target || round.surprises.length > 0, {
-        intervalMs: 2,
-      });
-      expect(round.surprises, `round ${number}, seed ${SEED}`).toEqual([]);
-      await sleep(jitterMs);
-      round.killSent = true;
-      await board.stop('SIGKILL');
-      await Promise.all(writers);
-      await Promise.all([leadMcp.close(), w2Mcp.close()]);
+      try {
+        await eventually(`${target} acknowledged writes in round ${number} (seed ${SEED})`, () => round.acks >= target || round.surprises.length > 0, {
+          intervalMs: 2,
+        });
+        expect(round.surprises, `round ${number}, seed ${SEED}`).toEqual([]);
+        await sleep(jitterMs);
+        round.killSent = true;
+        await board.stop('SIGKILL');
+      } finally {
+        // On a failure too: the writers stop after their call in flight, so none is left running.
+        round.killSent = true;
+        await Promise.all(writers);
+        await Promise.all([leadMcp.close(), w2Mcp.close()]);
+      }
       expect(round.surprises, `round ${number}, seed ${SEED}`).toEqual([]);
       cutOff += round.cutOff;
       perRound.push(`round ${number}: killed after ${round.acks} acknowledged writes (target ${target}, +${jitterMs} ms), ${round.cutOff} cut off`);
@@ -212,10 +218,18 @@ it(`keeps every acknowledged write through ${ROUNDS} SIGKILLs under load on both
       // The restarted daemon serves what it acknowledged before the kill, on both faces.
       const newest = Math.max(...acked.tasks.keys());
       expect((await api(board, 'w3', 'get_task', { task_id: newest })).body.task.title).toBe(acked.tasks.get(newest));
+      const reader = await mcpClient(board, 'w3');
+      try {
+        expect(resultJson(await reader.callTool({ name: 'get_task', arguments: { task_id: newest } })).task.title).toBe(acked.tasks.get(newest));
+      } finally {
+        await reader.close();
+      }
     }
   } finally {
-    expect(await board.stop('SIGTERM')).toBe(0);
+    // Not asserted here, so a failure above is the one reported; a board already killed answers null.
+    stopCode = await board.stop('SIGTERM');
   }
+  expect(stopCode, 'the last daemon stops cleanly on SIGTERM').toBe(0);
   const db = new Database(board.dbPath, { readonly: true, fileMustExist: true });
   try {
     expect(db.pragma('integrity_check', { simple: true }), `seed ${SEED}`).toBe('ok');
