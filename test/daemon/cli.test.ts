@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { DAEMON_BIN, daemonEnv, DEFAULT_AGENTS, runCli, token, writeAgentsFile } from '../helpers/board.js';
+import { DAEMON_BIN, daemonEnv, DEFAULT_AGENTS, ROOT, runCli, token, writeAgentsFile } from '../helpers/board.js';
 import { spawnTracked } from '../helpers/processes.js';
 
 const execFileAsync = promisify(execFile);
@@ -67,6 +67,23 @@ describe('a mistake on the command line', () => {
       expect(help.stdout).toContain(`roundtable ${command}`);
     }
     expect(help.stdout).toMatch(/2 the command line is wrong/);
+  });
+});
+
+describe('the docs', () => {
+  it('README, SPEC section 18 and ADD-AGENT.md name every agents subcommand that --help lists', async () => {
+    const help = (await runCli(['--help'], { PATH: process.env['PATH'] ?? '/usr/bin:/bin' })).stdout;
+    const actions = [...help.matchAll(/^ {2}roundtable agents (\w+)/gm)].map((m) => m[1]!);
+    expect(actions).toEqual(['list', 'add', 'set', 'rotate', 'remove']);
+    const spec = readFileSync(join(ROOT, 'docs/SPEC.md'), 'utf8');
+    const operations = spec.slice(spec.indexOf('## 18. Operations'));
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const addAgent = readFileSync(join(ROOT, 'docs/ADD-AGENT.md'), 'utf8');
+    for (const action of actions) {
+      expect(operations, `SPEC 18: agents ${action}`).toMatch(new RegExp(`agents [a-z |]*\\b${action}\\b`));
+      expect(readme, `README: agents ${action}`).toMatch(new RegExp(`agents [a-z|]*\\b${action}\\b`));
+      if (action !== 'list') expect(addAgent, `ADD-AGENT: agents ${action}`).toContain(`roundtable agents ${action} `);
+    }
   });
 });
 
