@@ -81,6 +81,46 @@ describe('roundtable agents', () => {
     expect(readFileSync(join(board.dir, 'agents.json'), 'utf8')).toBe(before);
   });
 
+  it("set: changes an agent's skills and role on the running board, keeps its token, prints what changed and no token", async () => {
+    const path = join(board.dir, 'agents.json');
+    const hashBefore = (JSON.parse(readFileSync(path, 'utf8')) as { agents: Array<{ name: string; token_sha256: string }> }).agents.find((a) => a.name === 'w1')!.token_sha256;
+    const skills = await cli(['agents', 'set', 'w1', '--skills', 'go, rust,go']);
+    expect(skills.code, skills.stderr).toBe(0);
+    expect(skills.stdout).toBe('Changed w1: skills python,sql -> go,rust. A running board applies it within seconds; the token is unchanged.\n');
+    await eventually(async () => ((await api(board, 'w1', 'whoami')).body.skills as string[]).join() === 'go,rust');
+
+    const role = await cli(['agents', 'set', 'w1', '--role', 'observer', '--skills', '']);
+    expect(role.stdout).toBe('Changed w1: role worker -> observer; skills go,rust -> (none). A running board applies it within seconds; the token is unchanged.\n');
+    await eventually(async () => (await api(board, 'w1', 'whoami')).body.role === 'observer');
+    expect((await api(board, 'w1', 'whoami')).body.skills).toEqual([]);
+    const same = await cli(['agents', 'set', 'w1', '--role', 'observer']);
+    expect(same.stdout).toBe('w1 already has that role and those skills; nothing written.\n');
+
+    const file = JSON.parse(readFileSync(path, 'utf8')) as { agents: Array<{ name: string; token_sha256: string }> };
+    expect(file.agents.find((a) => a.name === 'w1')!.token_sha256).toBe(hashBefore);
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+    for (const run of [skills, role, same]) expect(run.stdout + run.stderr).not.toMatch(/rt_|[0-9a-f]{64}/);
+    await cli(['agents', 'set', 'w1', '--role', 'worker', '--skills', 'python,sql']);
+  });
+
+  it('set: every rule is checked on the result first; a refused change writes nothing', async () => {
+    const path = join(board.dir, 'agents.json');
+    const before = readFileSync(path, 'utf8');
+    const secondLeader = await cli(['agents', 'set', 'w1', '--role', 'leader']);
+    expect(secondLeader.code).toBe(1);
+    expect(secondLeader.stderr).toContain('exactly one leader, found 2 (lead, w1)');
+    const noLeader = await cli(['agents', 'set', 'lead', '--role', 'worker']);
+    expect(noLeader.stderr).toContain('exactly one leader, found 0');
+    const peer = await cli(['agents', 'set', 'w1', '--role', 'peer']);
+    expect(peer.stderr).toContain('"peer" needs "mode": "peer"');
+    const longSkill = await cli(['agents', 'set', 'w1', '--skills', 'x'.repeat(101)]);
+    expect(longSkill.stderr).toMatch(/\("w1"\) skills\.0: .*100 characters/);
+    const nobody = await cli(['agents', 'set', 'nobody', '--skills', 'go']);
+    expect(nobody.stderr).toContain('no agent is called "nobody"');
+    for (const run of [secondLeader, noLeader, peer, longSkill, nobody]) expect(run.stderr.trim().split('\n')).toHaveLength(1);
+    expect(readFileSync(path, 'utf8')).toBe(before);
+  });
+
   it('a hand edit that breaks the file is ignored with a logged error; the last good agents stay in force', async () => {
     const path = join(board.dir, 'agents.json');
     const good = readFileSync(path, 'utf8');

@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import type { ChildProcess } from 'node:child_process';
 import type { IncomingHttpHeaders } from 'node:http';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -225,6 +225,28 @@ describe('configuration is checked at start', () => {
     const ftp = startWorker(workerEnv(fakeBoard, 'w1', undefined, { WORKER_MODEL_BASE_URL: 'ftp://127.0.0.1/v1' }));
     expect(await ftp.exited()).toBe(1);
     expect(ftp.stderr()).toMatch(/WORKER_MODEL_BASE_URL/);
+  });
+
+  it('--help and --version answer with exit 0 and need no environment; --help names every setting the worker reads', async () => {
+    const run = async (flag: string) => {
+      const child = spawnTracked(process.execPath, [WORKER_BIN, flag], { env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin' }, stdio: ['ignore', 'pipe', 'pipe'] });
+      let stdout = '';
+      let stderr = '';
+      child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
+      child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+      const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
+      return { code, stdout, stderr };
+    };
+    const help = await run('--help');
+    expect(help).toMatchObject({ code: 0, stderr: '' });
+    expect(help.stdout).toMatch(/^roundtable-worker \d+\.\d+\.\d+: /);
+    const settings = new Set(readFileSync(join(ROOT, 'bridge/src/worker/config.ts'), 'utf8').match(/\b(?:ROUNDTABLE|WORKER)_[A-Z_]+\b/g));
+    expect(settings.size).toBeGreaterThan(5);
+    for (const name of settings) expect(help.stdout).toContain(name);
+    expect(await run('-h')).toMatchObject({ code: 0, stdout: help.stdout });
+    const version = await run('--version');
+    expect(version).toMatchObject({ code: 0, stderr: '' });
+    expect(version.stdout).toMatch(/^\d+\.\d+\.\d+\n$/);
   });
 
   it('names a missing WORKER_API_KEY and a bad WORKER_MAX_FAILURES', async () => {
