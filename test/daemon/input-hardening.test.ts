@@ -3,6 +3,7 @@ import { Agent, request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listedTools } from 'roundtable-shared';
 import { api, mcpCallRaw, mcpRaw, resultJson, startBoard, type TestBoard } from '../helpers/board.js';
+import { body as bridgeBody, bridgeEnv, startBridge } from '../helpers/bridge.js';
 import { DbReader } from '../helpers/db-snapshot.js';
 
 let board: TestBoard;
@@ -119,6 +120,20 @@ describe('prototype keys', () => {
     expect(viaMcp.body.result?.isError).toBe(true);
     expect(resultJson(viaMcp.body.result)).toEqual(viaApi.body);
     expect(db.snapshot()).toEqual(before);
+  });
+
+  it('the bridge, an MCP server built from the same definitions, passes "__proto__" on and gets the same refusal', async () => {
+    const bridge = await startBridge({ args: ['--url', board.url], env: bridgeEnv({ ROUNDTABLE_TOKEN: board.tokens['lead']! }) });
+    try {
+      const args = JSON.parse('{"title":"t","__proto__":{"title":"x"}}') as Record<string, unknown>;
+      const before = db.snapshot();
+      const result = await bridge.client.callTool({ name: 'create_task', arguments: args });
+      expect(result.isError).toBe(true);
+      expect(bridgeBody(result)).toEqual((await api(board, 'lead', 'create_task', args)).body);
+      expect(db.snapshot()).toEqual(before);
+    } finally {
+      await bridge.close();
+    }
   });
 
   it('a "__proto__" argument cannot lend a tool its fields over MCP', async () => {
