@@ -67,6 +67,8 @@ export async function startBoard(config: Config): Promise<RunningBoard> {
   const events = new LocalEventBus();
   const deps = { store, agents: registry.directory, boardName: config.boardName, events };
   const presence = new Presence(deps);
+  // A removed or rotated token ends its parked waits at once, with a 401, rather than answering counts later.
+  registry.onRevoked((names) => presence.waiters.revoke(names));
   const board = new Board(deps);
   releaseHeldBy = (name) => board.releaseHeldBy(name);
   const room = new Room(deps);

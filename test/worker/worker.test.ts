@@ -304,6 +304,26 @@ describe('claiming and answering', () => {
     expect(await worker.stop()).toBe(0);
   });
 
+  it('does not read the room: with an unread broadcast waiting, it still picks up a new task at once, not on its poll', async () => {
+    const b = await board();
+    const m = await model();
+    // Posted before the worker joins, and never read by it.
+    expect((await api(b, 'lead', 'post', { to: 'all', text: 'welcome, everyone' })).status).toBe(200);
+    const worker = startWorker(workerEnv(b, 'w1', m, { WORKER_POLL_INTERVAL: '60' }));
+    await worker.waitForLine(/started as w1/);
+    await until('w1 to wait on the board', async () => {
+      const members = (await api(b, 'lead', 'members')).body['members'] as Array<{ name: string; waiting: boolean }>;
+      return members.find((x) => x.name === 'w1')?.waiting;
+    });
+    const started = Date.now();
+    const id = await createTask(b, { title: 'arrives with the room unread' });
+    // Far inside the 60 s poll: only a wait that the room message did not end picks it up this soon.
+    await worker.waitForLine(new RegExp(`claimed task ${id}\\b`), 15_000);
+    expect(Date.now() - started).toBeLessThan(15_000);
+    expect((await api(b, 'w1', 'read_unread')).body['messages']).toHaveLength(1);
+    expect(await worker.stop()).toBe(0);
+  });
+
   it("submits the model's answer as the result; the request carries the key only in Authorization, the model name, and the task as data", async () => {
     const b = await board();
     const m = await model();

@@ -126,11 +126,12 @@ export class ModelWorker {
 
   /**
    * Waits on the board instead of sleeping: the call returns as soon as a task this worker may claim appears.
-   * If something is already pending that the worker cannot act on now (tasks cooling down, room messages),
-   * the board answers at once, so fall back to the poll interval then.
+   * It waits for tasks only: the worker never reads the room, so an unread message must neither end nor wake
+   * the wait. If a claimable task is already pending that it cannot take now (cooling down), the board answers
+   * at once, so fall back to the poll interval then.
    */
   private async waitForWork(): Promise<void> {
-    const answer = await this.client.callTool('wait_for_activity', { timeout_s: LIMITS.waitDefaultS }, { signal: this.stopper.signal });
+    const answer = await this.client.callTool('wait_for_activity', { timeout_s: LIMITS.waitDefaultS, for: ['tasks'] }, { signal: this.stopper.signal });
     if (answer['reason'] === 'pending') await this.sleep(this.options.config.pollIntervalMs);
   }
 
