@@ -12,7 +12,8 @@ export interface Caller {
 }
 
 function describe(agent: Agent): string {
-  return `you are ${agent.name}, ${agent.role === 'leader' ? 'the' : 'a'} ${agent.role}`;
+  const article = agent.role === 'leader' ? 'the' : /^[aeiou]/.test(agent.role) ? 'an' : 'a';
+  return `you are ${agent.name}, ${article} ${agent.role}`;
 }
 
 export function requireNotObserver({ agent }: Caller, action: string): void {
