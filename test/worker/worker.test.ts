@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import type { ChildProcess } from 'node:child_process';
 import type { IncomingHttpHeaders } from 'node:http';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -544,6 +544,39 @@ describe('failures', () => {
 });
 
 // ---------------------------------------------------------------- start-up and stop
+
+describe('always on: secrets from credential files', () => {
+  it('takes the token from ROUNDTABLE_TOKEN_FILE and the model key from WORKER_API_KEY_FILE, as the systemd unit passes them', async () => {
+    const b = await board();
+    const m = await model();
+    // As systemd's credentials directory holds them: files of mode 400, no secret in the environment.
+    const credentials = mkdtempSync(join(tmpdir(), 'roundtable-credentials-'));
+    writeFileSync(join(credentials, 'roundtable-token'), `${b.tokens['w1']}\n`, { mode: 0o400 });
+    writeFileSync(join(credentials, 'model-api-key'), `${API_KEY}\n`, { mode: 0o400 });
+    const { ROUNDTABLE_TOKEN: _token, WORKER_API_KEY: _key, ...env } = workerEnv(b, 'w1', m);
+    const worker = startWorker({ ...env, ROUNDTABLE_TOKEN_FILE: join(credentials, 'roundtable-token'), WORKER_API_KEY_FILE: join(credentials, 'model-api-key') });
+    await worker.waitForLine(/started as w1/);
+    const id = await createTask(b, { title: 'from an always-on worker' });
+    await worker.waitForLine(new RegExp(`submitted task ${id}\\b`));
+    expect(m.requests.at(-1)!.authorization).toBe(`Bearer ${API_KEY}`);
+    expect(await worker.stop('SIGTERM')).toBe(0);
+  });
+
+  it('refuses a key file others can read, and an empty one, naming WORKER_API_KEY_FILE and never its content', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'roundtable-credentials-'));
+    writeFileSync(join(dir, 'open'), API_KEY, { mode: 0o644 });
+    writeFileSync(join(dir, 'empty'), '\n', { mode: 0o600 });
+    const fake = { url: 'http://127.0.0.1:9', tokens: { w1: `rt_test_${randomBytes(24).toString('base64url')}` } };
+    allTokens.add(fake.tokens.w1);
+    const { WORKER_API_KEY: _key, ...env } = workerEnv(fake, 'w1', undefined);
+    const open = startWorker({ ...env, WORKER_API_KEY_FILE: join(dir, 'open') });
+    const empty = startWorker({ ...env, WORKER_API_KEY_FILE: join(dir, 'empty') });
+    expect(await open.exited()).toBe(1);
+    expect(await empty.exited()).toBe(1);
+    expect(open.stderr()).toMatch(/WORKER_API_KEY_FILE .*open has mode 644; it must be readable by you alone: run `chmod 600 /);
+    expect(empty.stderr()).toMatch(/WORKER_API_KEY_FILE .*empty is empty/);
+  });
+});
 
 describe('start-up and stop', () => {
   it('releases tasks left claimed under its name by an earlier run, logging each id, and only those', async () => {
