@@ -1,4 +1,4 @@
-// What a wait waits for (`for`), how a wait ends when its token is removed or rotated, and the wording of a refusal.
+// What a wait waits for (`for`), how a wait ends when its token is removed or rotated, and the wording of refusals.
 import { describe, expect, it } from 'vitest';
 import { api, daemonEnv, mcpClient, resultJson, runCli, startBoard, type AgentSpec, type TestBoard } from '../helpers/board.js';
 import { until, within } from '../helpers/until.js';
@@ -139,6 +139,25 @@ describe('a parked wait whose token is removed or rotated', () => {
 });
 
 describe('refusal wording', () => {
+  it('a 401 on /mcp speaks to an HTTP client: send a Bearer token the board\'s owner issued; the bridge login only as an aside', async () => {
+    await withBoard(undefined, async (board) => {
+      const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '0' } } };
+      const post = (headers: Record<string, string>) =>
+        fetch(`${board.url}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers }, body: JSON.stringify(init) });
+      const wrong = await post({ authorization: 'Bearer rt_not_a_token_of_this_board_at_all' });
+      expect(wrong.status).toBe(401);
+      const message = ((await wrong.json()) as { error: { message: string } }).error.message;
+      expect(message).toMatch(/^this token is not valid for this board/);
+      expect(message).toContain('send "Authorization: Bearer <token>" with an agent token that the board\'s owner issued');
+      // The bridge is named only as the way for its own users, after the HTTP instruction.
+      expect(message.indexOf('roundtable-bridge login')).toBeGreaterThan(message.indexOf('Authorization: Bearer'));
+      expect(message).toMatch(/Through roundtable-bridge, `roundtable-bridge login`/);
+      const missing = await post({});
+      expect(missing.status).toBe(401);
+      expect(((await missing.json()) as { error: { message: string } }).error.message).toContain('Authorization: Bearer <token>');
+    });
+  });
+
   it('calls an observer "an observer"', async () => {
     await withBoard([{ name: 'lead', role: 'leader' }, { name: 'eyes', role: 'observer' }], async (board) => {
       const refused = await api(board, 'eyes', 'create_task', { title: 'x' });
