@@ -12,7 +12,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFinished }
 import { ROOT, startBoard, token, type TestBoard } from '../helpers/board.js';
 import { body, BRIDGE_BIN, bridgeEnv, startBridge, type BridgeSession } from '../helpers/bridge.js';
 import { spawnTracked, stopProcess } from '../helpers/processes.js';
-import { until } from '../helpers/until.js';
+import { eventually } from '../helpers/eventually.js';
 
 /** How long the bridge may take to report a keychain failure, start-up included. */
 const KEYCHAIN_BUDGET_MS = 3_000;
@@ -595,7 +595,7 @@ describe('keychain failure modes', () => {
       const p = profile('empty');
       const served = await serve(['--url', board.url, '--profile', p], keyring.env);
       await served.client.listTools();
-      await until('the no-token line on stderr', () => /no token for/.test(served.stderr()), 5_000);
+      await eventually('the no-token line on stderr', () => /no token for/.test(served.stderr()), { timeoutMs: 5_000 });
       const lines = served.stderr().split('\n').filter((l) => /no token for/.test(l));
       expect(lines).toHaveLength(1);
       expect(lines[0]).toContain(`ROUNDTABLE_TOKEN is not set, the keychain has none (service "roundtable", account "${p}"), ROUNDTABLE_TOKEN_FILE is not set`);

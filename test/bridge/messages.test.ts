@@ -10,7 +10,7 @@ import { startBoard, token, type TestBoard } from '../helpers/board.js';
 import { body, BRIDGE_BIN, bridgeEnv, startBridge } from '../helpers/bridge.js';
 import { freePort } from '../helpers/net.js';
 import { spawnTracked, stopProcess } from '../helpers/processes.js';
-import { until } from '../helpers/until.js';
+import { eventually } from '../helpers/eventually.js';
 
 let board: TestBoard;
 const outputs: string[] = [];
@@ -53,8 +53,8 @@ describe('start-up with no token anywhere', () => {
       send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '0' } } });
       send({ jsonrpc: '2.0', method: 'notifications/initialized' });
       send({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
-      const line = await until('the no-token line on stderr', () => stderr.split('\n').find((l) => /no token for/.test(l)));
-      await until('the tools/list answer', () => stdout.includes('"id":2'));
+      const line = await eventually('the no-token line on stderr', () => stderr.split('\n').find((l) => /no token for/.test(l)));
+      await eventually('the tools/list answer', () => stdout.includes('"id":2'));
       expect(line).toContain(`no token for ${board.url}`);
       expect(line).toContain('ROUNDTABLE_TOKEN is not set');
       expect(line).toContain('service "roundtable", account "nobody-here"');

@@ -1,7 +1,7 @@
 // What a wait waits for (`for`), how a wait ends when its token is removed or rotated, and the wording of refusals.
 import { describe, expect, it } from 'vitest';
 import { api, daemonEnv, mcpClient, resultJson, runCli, startBoard, type AgentSpec, type TestBoard } from '../helpers/board.js';
-import { until, within } from '../helpers/until.js';
+import { eventually, within } from '../helpers/eventually.js';
 
 async function withBoard<T>(agents: AgentSpec[] | undefined, run: (board: TestBoard) => Promise<T>): Promise<T> {
   const board = await startBoard(agents ? { agents } : {});
@@ -34,10 +34,10 @@ describe('wait_for_activity with "for"', () => {
       expect(everything.body).toMatchObject({ reason: 'pending', unread_messages: 1 });
 
       const wait = parkWait(board, 'w1', { timeout_s: 40, for: ['tasks'] });
-      await until('w1 to be parked', () => isWaiting(board, 'w1'));
+      await eventually('w1 to be parked', () => isWaiting(board, 'w1'));
       // Another broadcast while it waits: still parked.
       await api(board, 'w2', 'post', { to: 'all', text: 'more chatter' });
-      await until('w1 to be parked after the message', () => isWaiting(board, 'w1'));
+      await eventually('w1 to be parked after the message', () => isWaiting(board, 'w1'));
       expect(wait.settled()).toBe(false);
 
       const created = await api(board, 'lead', 'create_task', { title: 'for w1' });
@@ -56,9 +56,9 @@ describe('wait_for_activity with "for"', () => {
   it('waiting for messages, a new task does not end the wait; a message does', async () => {
     await withBoard(undefined, async (board) => {
       const wait = parkWait(board, 'w1', { timeout_s: 40, for: ['messages'] });
-      await until('w1 to be parked', () => isWaiting(board, 'w1'));
+      await eventually('w1 to be parked', () => isWaiting(board, 'w1'));
       expect((await api(board, 'lead', 'create_task', { title: 'not what w1 waits for' })).status).toBe(200);
-      await until('w1 to be parked after the task', () => isWaiting(board, 'w1'));
+      await eventually('w1 to be parked after the task', () => isWaiting(board, 'w1'));
       expect(wait.settled()).toBe(false);
       await api(board, 'lead', 'post', { to: 'w1', text: 'a word' });
       const woke = await within('the wait to answer after the message', wait.answer, 10_000);
@@ -103,7 +103,7 @@ describe('a parked wait whose token is removed or rotated', () => {
       try {
         const viaMcp = mcp.callTool({ name: 'wait_for_activity', arguments: { timeout_s: 40 } }, undefined, { timeout: 60_000 });
         const rotatedWait = parkWait(board, 'w2', { timeout_s: 40 });
-        await until('w1, w2 and w3 to be parked', async () => (await isWaiting(board, 'w1')) && (await isWaiting(board, 'w2')) && (await isWaiting(board, 'w3')));
+        await eventually('w1, w2 and w3 to be parked', async () => (await isWaiting(board, 'w1')) && (await isWaiting(board, 'w2')) && (await isWaiting(board, 'w3')));
         for (const name of ['w1', 'w3']) {
           const removed = await runCli(['agents', 'remove', name], env);
           expect(removed.code, removed.stderr).toBe(0);

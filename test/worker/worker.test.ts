@@ -311,7 +311,7 @@ describe('claiming and answering', () => {
     expect((await api(b, 'lead', 'post', { to: 'all', text: 'welcome, everyone' })).status).toBe(200);
     const worker = startWorker(workerEnv(b, 'w1', m, { WORKER_POLL_INTERVAL: '60' }));
     await worker.waitForLine(/started as w1/);
-    await until('w1 to wait on the board', async () => {
+    await eventually('w1 to wait on the board', async () => {
       const members = (await api(b, 'lead', 'members')).body['members'] as Array<{ name: string; waiting: boolean }>;
       return members.find((x) => x.name === 'w1')?.waiting;
     });
