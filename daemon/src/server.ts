@@ -9,6 +9,7 @@ import { AgentRegistry } from './agents-registry.js';
 import { createApp } from './app.js';
 import { newestBackupAgeMs, takeBackup } from './backup.js';
 import { Board } from './board/board.js';
+import { Leases } from './board/leases.js';
 import { Presence } from './board/presence.js';
 import { Room } from './board/room.js';
 import { LocalEventBus } from './events.js';
@@ -64,7 +65,8 @@ export async function startBoard(config: Config): Promise<RunningBoard> {
     throw error;
   }
   const events = new LocalEventBus();
-  const deps = { store, agents: registry.directory, boardName: config.boardName, events };
+  const leases = new Leases({ store, events, ttlMs: config.leaseTtlMs });
+  const deps = { store, agents: registry.directory, boardName: config.boardName, events, leases };
   const presence = new Presence(deps);
   const board = new Board(deps);
   releaseHeldBy = (name) => board.releaseHeldBy(name);
@@ -74,9 +76,10 @@ export async function startBoard(config: Config): Promise<RunningBoard> {
     room,
     presence,
     store,
+    leases,
     limiter: new RateLimiter({ perMinute: config.rateLimitPerMinute }),
   });
-  const { app, web } = createApp({ config, store, agents: registry.directory, dispatcher, events, view: { board, room, presence } });
+  const { app, web } = createApp({ config, store, agents: registry.directory, dispatcher, leases, events, view: { board, room, presence } });
 
   const server: ServerType = await new Promise((resolve, reject) => {
     const s = serve(
@@ -97,6 +100,8 @@ export async function startBoard(config: Config): Promise<RunningBoard> {
   const shownHost = config.host.includes(':') ? `[${config.host}]` : config.host;
   const url = `${tls ? 'https' : 'http'}://${shownHost}:${port}`;
   registry.watch();
+  // Claims that lapsed while the daemon was down reopen now; from here one timer follows the next expiry.
+  await leases.start();
 
   const timers: NodeJS.Timeout[] = [];
   // Idempotency keys are honoured for 24 hours; older responses are dropped hourly.
@@ -135,6 +140,7 @@ export async function startBoard(config: Config): Promise<RunningBoard> {
     },
     async close() {
       for (const timer of timers) clearInterval(timer);
+      leases.close();
       presence.waiters.close();
       web.close();
       registry.close();
