@@ -28,6 +28,8 @@ async function explainLostClaim(store: BoardStore, agent: Agent, taskId: number,
   if (!claim) {
     return claimId === undefined ? undefined : new Conflict(`claim ${claimId} was never a claim on task ${taskId}; send the claim_id that claim_task returned for this task`);
   }
+  // Without a claim_id, the plain refusal is clearer when the caller ended its own claim (released or submitted it).
+  if (claimId === undefined && claim.lapsedAt === null && claim.ended?.by === agent.name) return undefined;
   const label = claim.agent === agent.name ? `your claim ${claim.claimId}` : `claim ${claim.claimId} (by ${claim.agent})`;
   const now = `The task is now ${task.status}${task.assignee ? ` (${task.status === 'claimed' ? 'claimed' : 'held'} by ${task.assignee}${task.claim_id ? `, claim ${task.claim_id}` : ''})` : ''}.`;
   const next = task.status === 'open' ? ` Call get_task ${taskId} to see what happened, then claim_task to take it again.` : ` Call get_task ${taskId} to see its history.`;
