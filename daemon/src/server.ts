@@ -79,6 +79,8 @@ export async function startBoard(config: Config): Promise<RunningBoard> {
     leases,
     limiter: new RateLimiter({ perMinute: config.rateLimitPerMinute }),
   });
+  // Claims that lapsed while the daemon was down reopen before it listens; from here one timer follows the next expiry.
+  await leases.start();
   const { app, web } = createApp({ config, store, agents: registry.directory, dispatcher, leases, events, view: { board, room, presence } });
 
   const server: ServerType = await new Promise((resolve, reject) => {
@@ -100,8 +102,6 @@ export async function startBoard(config: Config): Promise<RunningBoard> {
   const shownHost = config.host.includes(':') ? `[${config.host}]` : config.host;
   const url = `${tls ? 'https' : 'http'}://${shownHost}:${port}`;
   registry.watch();
-  // Claims that lapsed while the daemon was down reopen now; from here one timer follows the next expiry.
-  await leases.start();
 
   const timers: NodeJS.Timeout[] = [];
   // Idempotency keys are honoured for 24 hours; older responses are dropped hourly.
