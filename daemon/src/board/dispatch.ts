@@ -123,7 +123,7 @@ export class ToolDispatcher {
   }
 
   private renewLeases(agent: Agent): void {
-    this.options.leases.renew(agent.name).catch((error: unknown) => log.error('lease renewal failed', { agent: agent.name, error: String(error) }));
+    this.options.leases.renew(agent.name)?.catch((error: unknown) => log.error('lease renewal failed', { agent: agent.name, error: String(error) }));
   }
 
   private async replay(claim: IdempotencyClaim): Promise<Record<string, unknown> | undefined> {

@@ -49,12 +49,15 @@ export class Leases {
     if (expiresAtMs < this.armedFor) this.arm(expiresAtMs);
   }
 
-  /** Renews every lease the agent holds, unless it was renewed within renewEveryMs. */
-  async renew(agent: string, now = Date.now()): Promise<void> {
+  /**
+   * Renews every lease the agent holds, unless it was renewed within renewEveryMs. Returns undefined when there was
+   * nothing to do, so the common case costs a map lookup and no promise.
+   */
+  renew(agent: string, now = Date.now()): Promise<number> | undefined {
     const last = this.lastRenewal.get(agent);
-    if (last !== undefined && now - last < this.renewEveryMs) return;
+    if (last !== undefined && now - last < this.renewEveryMs) return undefined;
     this.lastRenewal.set(agent, now);
-    await this.options.store.renewLeases(agent, new Date(now + this.options.ttlMs).toISOString(), new Date(now).toISOString());
+    return this.options.store.renewLeases(agent, new Date(now + this.options.ttlMs).toISOString(), new Date(now).toISOString());
   }
 
   /** POST /api/v1/heartbeat: renews, then says what the agent holds and how often to beat. */
