@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { KyInstance } from 'ky';
-import { findTool, isErrorCode, LIMITS, waitForActivity, type ErrorBody } from 'roundtable-shared';
+import { findTool, HEARTBEAT_PATH, isErrorCode, LIMITS, waitForActivity, type ErrorBody, type HeartbeatAnswer } from 'roundtable-shared';
 import type { BridgeConfig } from './config.js';
 import { refusedTokenMessage, type FoundToken } from './credentials.js';
 import { BadResponse, CallTimeout, DaemonUnreachable, TlsUntrusted } from './errors.js';
@@ -84,6 +84,12 @@ export class BoardClient {
       ...(options.signal && { signal: options.signal }),
     });
     return (await answer.json()) as Record<string, unknown>;
+  }
+
+  /** Renews every claim the agent holds (not a tool call); says which it holds and how often to beat. */
+  async heartbeat(): Promise<HeartbeatAnswer> {
+    const answer = await this.send('post', HEARTBEAT_PATH, { what: 'the heartbeat' });
+    return (await answer.json()) as HeartbeatAnswer;
   }
 
   /** Takes or renews this process's lease on the agent (one process per token). */

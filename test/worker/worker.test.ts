@@ -688,3 +688,20 @@ describe('secrets', () => {
     }
   });
 });
+
+// ---------------------------------------------------------------- claim leases
+
+describe('claim leases', () => {
+  it('keeps its claim through a model call longer than the lease, then submits under its claim id', async () => {
+    const b = await board({ env: { ROUNDTABLE_LEASE_TTL: '2s' } });
+    const m = await model(() => ({ kind: 'answer', text: `slow but sure ${ANSWER_MARK}`, delayMs: 5_000 }));
+    const id = await createTask(b, { title: 'slow thinking' });
+    startWorker(workerEnv(b, 'w1', m));
+    const detail = await waitForStatus(b, id, 'submitted', 30_000);
+    const actions = detail.history.map((h: { action: string }) => h.action);
+    expect(actions).toEqual(['created', 'claimed', 'submitted']);
+    // The submission closed the claim the worker made: the same claim id on both rows.
+    const [claimed, submitted] = detail.history.slice(1);
+    expect(submitted.claim_id).toBe(claimed.claim_id);
+  });
+});
