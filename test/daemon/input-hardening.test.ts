@@ -40,6 +40,7 @@ const SURROGATE_CALLS: Array<{ tool: string; field: string; args: Record<string,
   { tool: 'post', field: 'to', args: { to: `w1${LONE}`, text: 'hi' } },
   { tool: 'post', field: 'to', args: { to: ['w1', `w2${LONE}`], text: 'hi' } },
   { tool: 'post', field: 'text', args: { to: 'all', text: `hi ${LONE}` } },
+  { tool: 'wait_for_activity', field: 'for', args: { for: [`tasks${LONE}`], timeout_s: 0 } },
 ];
 
 /** The string-valued arguments each tool lists (directly, in a list, or in a union). */
