@@ -75,7 +75,7 @@ describe('ill-formed Unicode', () => {
     expect(viaApi.status).toBe(400);
     expect(viaApi.body.error?.code).toBe('invalid_input');
     expect(viaApi.body.error?.message).toMatch(names ?? new RegExp(`\\b${field}\\b`));
-    if (!['status', 'kind', 'verdict'].includes(field)) expect(viaApi.body.error?.message).toContain('lone UTF-16 surrogate');
+    if (!['status', 'kind', 'verdict', 'for'].includes(field)) expect(viaApi.body.error?.message).toContain('lone UTF-16 surrogate');
     const viaMcp = await mcpCallRaw(board, 'lead', tool, args);
     expect(viaMcp.status).toBe(200);
     expect(viaMcp.body.result.isError).toBe(true);
