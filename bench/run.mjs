@@ -1061,7 +1061,7 @@ const SECTIONS = [
   { name: 'bridge_calls', run: benchBridgeCalls },
   { name: 'wakeup', run: () => benchWakeup(liveHelpers(), { rounds: 200, seedPollS: 10 }) },
   { name: 'idle_waiters', run: () => benchIdleWaiters(liveHelpers(), { count: 1000, idleMs: 5000 }) },
-  { name: 'event_streams', run: () => benchEventStreams(liveHelpers(), { streams: CONFIG.eventStreams, calls: CONFIG.eventStreamCalls }) },
+  { name: 'event_streams', run: () => benchEventStreams(liveHelpers(), { streams: CONFIG.eventStreams, calls: CONFIG.eventStreamCalls, rounds: 4 }) },
 ];
 
 // ---------------------------------------------------------------------------------------------------------------

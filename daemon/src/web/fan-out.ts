@@ -23,7 +23,7 @@ export interface Outgoing {
 export interface FanOutOptions {
   /** Whether a session still stands; a stream of an ended session is ended at its next batch. */
   readonly isLive: (sessionId: string) => boolean;
-  /** Batches start at most this often, so a burst of events costs one write per stream (default 25 ms). */
+  /** Batches start at most this often, so a burst of events costs one write per stream (default 50 ms). */
   readonly coalesceMs?: number;
   /** Streams written per turn of the event loop, so requests are served between slices of a large batch. */
   readonly sliceSize?: number;
@@ -31,8 +31,8 @@ export interface FanOutOptions {
   readonly maxBufferedBytes?: number;
 }
 
-export const COALESCE_MS = 25;
-const SLICE_SIZE = 100;
+export const COALESCE_MS = 50;
+const SLICE_SIZE = 32;
 /** About 400 events' worth: a client this far behind is not reading; its browser reconnects and re-reads. */
 export const MAX_BUFFERED_BYTES = 64 * 1024;
 
