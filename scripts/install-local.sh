@@ -13,7 +13,8 @@
 #   ROUNDTABLE_DB_PATH, ROUNDTABLE_AGENTS_CONFIG   default: roundtable.db and agents.json in the data folder
 #   ROUNDTABLE_TOKEN          on a later run, an agent's token to check a tool call with (read, never printed)
 #
-# It can be run again: it reuses agents.json (printing no tokens then) and does not start a second board.
+# It can be run again: it keeps the settings of the board it started (the env file in the data folder; a variable
+# set on the new run wins), reuses agents.json (printing no tokens then) and does not start a second board.
 # Tokens are printed once, at the end of the run that creates agents.json, and are written to no file.
 set -euo pipefail
 umask 077
@@ -23,7 +24,7 @@ for arg in "$@"; do
   case "$arg" in
     --skip-install) skip_install=1 ;;
     -h | --help)
-      sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'
+      sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'
       exit 0
       ;;
     *)
@@ -86,6 +87,26 @@ fi
 # ---- 3. Settings
 DATA_DIR=$(absolute "${ROUNDTABLE_DATA_DIR:-$ROOT/.roundtable}")
 mkdir -p "$DATA_DIR"
+ENV_FILE=$DATA_DIR/env
+SETTINGS=(ROUNDTABLE_HOST ROUNDTABLE_PORT ROUNDTABLE_DB_PATH ROUNDTABLE_AGENTS_CONFIG)
+
+# A rerun keeps the settings of the board an earlier run started (else it would look for it on the default
+# port); a variable set for this run still wins. The file is our own (written below with printf %q, mode 600),
+# and only its lines for the settings above are read.
+if [ -f "$ENV_FILE" ]; then
+  kept=()
+  while IFS= read -r line; do
+    name=${line#export }
+    name=${name%%=*}
+    case " ${SETTINGS[*]} " in *" $name "*) ;; *) continue ;; esac
+    [ "$line" != "export $name=${line#*=}" ] && continue
+    [ -n "${!name:-}" ] && continue
+    eval "$line"
+    kept+=("$name=${!name}")
+  done <"$ENV_FILE"
+  [ "${#kept[@]}" = 0 ] || say "== keeping the settings of the earlier run ($ENV_FILE): ${kept[*]}"
+fi
+
 export ROUNDTABLE_HOST=${ROUNDTABLE_HOST:-127.0.0.1}
 export ROUNDTABLE_PORT=${ROUNDTABLE_PORT:-8000}
 ROUNDTABLE_DB_PATH=$(absolute "${ROUNDTABLE_DB_PATH:-$DATA_DIR/roundtable.db}")
@@ -93,7 +114,6 @@ ROUNDTABLE_AGENTS_CONFIG=$(absolute "${ROUNDTABLE_AGENTS_CONFIG:-$DATA_DIR/agent
 export ROUNDTABLE_DB_PATH ROUNDTABLE_AGENTS_CONFIG
 LOG_FILE=$DATA_DIR/roundtable.log
 PID_FILE=$DATA_DIR/roundtable.pid
-ENV_FILE=$DATA_DIR/env
 
 case "$ROUNDTABLE_HOST" in
   localhost | 127.* ) url_host=$ROUNDTABLE_HOST ;;
@@ -106,24 +126,7 @@ esac
 [ -z "${ROUNDTABLE_TLS_CERT:-}${ROUNDTABLE_TLS_KEY:-}" ] || die 'this script runs the board over plain HTTP on loopback; unset ROUNDTABLE_TLS_CERT and ROUNDTABLE_TLS_KEY'
 URL="http://$url_host:$ROUNDTABLE_PORT"
 
-# The settings (no secrets), so later commands find the same board: `. .roundtable/env`.
-{
-  say "# Settings of the board started by scripts/install-local.sh; no secrets. Load with: . $ENV_FILE"
-  for name in ROUNDTABLE_HOST ROUNDTABLE_PORT ROUNDTABLE_DB_PATH ROUNDTABLE_AGENTS_CONFIG; do
-    printf 'export %s=%q\n' "$name" "${!name}"
-  done
-} >"$ENV_FILE"
-
-# ---- 4. agents.json
-if [ -f "$ROUNDTABLE_AGENTS_CONFIG" ]; then
-  say "== $ROUNDTABLE_AGENTS_CONFIG exists: reusing it. No tokens are printed (they were shown once when it was made;"
-  say '   `npx roundtable agents rotate NAME` issues a new one).'
-else
-  say "== creating $ROUNDTABLE_AGENTS_CONFIG (one leader, two workers; hashes only, mode 600)"
-  tokens_json=$(node "$CLI" init --json)
-fi
-
-# ---- 5. The board, in the background (once)
+# ---- 4. The board already running, or a free port for it
 # A live pid that runs roundtable: the daemon's own lock beside the database, or our pid file.
 running_pid() {
   local file pid
@@ -138,35 +141,107 @@ running_pid() {
   return 1
 }
 
+# What listens on the port, as "python3 (pid 4242)", when ss or lsof can tell (another user's program may be hidden).
+port_holder() {
+  local found
+  if command -v ss >/dev/null 2>&1; then
+    found=$(ss -Hltnp "sport = :$ROUNDTABLE_PORT" 2>/dev/null | grep -o 'users:(("[^"]*",pid=[0-9]*' | head -n 1) || true
+    if [ -n "$found" ]; then
+      found=${found#users:((\"}
+      printf '%s (pid %s)' "${found%%\"*}" "${found##*pid=}"
+      return 0
+    fi
+  fi
+  if command -v lsof >/dev/null 2>&1; then
+    found=$(lsof -nP -iTCP:"$ROUNDTABLE_PORT" -sTCP:LISTEN -Fpc 2>/dev/null | head -n 2 | tr '\n' ' ') || true
+    case "$found" in
+      p[0-9]*' c'?*) printf '%s (pid %s)' "$(printf '%s' "${found#* c}" | sed 's/ $//')" "$(printf '%s' "${found%% *}" | tr -dc '0-9')"; return 0 ;;
+    esac
+  fi
+  return 1
+}
+
+# Exit 0: the port is free on ROUNDTABLE_HOST. Exit 3: taken; prints whether it answers as a Roundtable board, then
+# the first free port above it. Another code: the port cannot be bound at all (printed).
+port_check() {
+  node -e '
+    const net = require("node:net");
+    const [host, port] = [process.argv[1], Number(process.argv[2])];
+    const bind = (p) => new Promise((resolve) => {
+      const server = net.createServer().once("error", (e) => resolve(e.code)).listen(p, host, () => server.close(() => resolve("free")));
+    });
+    (async () => {
+      const first = await bind(port);
+      if (first === "free") process.exit(0);
+      if (first !== "EADDRINUSE") { console.log(first); process.exit(4); }
+      const shown = host.includes(":") ? "[" + host + "]" : host;
+      const status = await fetch("http://" + shown + ":" + port + "/status", { signal: AbortSignal.timeout(2000) })
+        .then(async (r) => r.ok && (await r.json()).ok === true).catch(() => false);
+      let free = "";
+      for (let p = port + 1; p <= Math.min(port + 50, 65535) && !free; p += 1) if ((await bind(p)) === "free") free = String(p);
+      console.log((status ? "board" : "other") + " " + free);
+      process.exit(3);
+    })();' "$ROUNDTABLE_HOST" "$ROUNDTABLE_PORT"
+}
+
 if pid=$(running_pid); then
   started=0
   say "== the board is already running (pid $pid); not starting another"
 else
+  # Checked before anything is written: a board that cannot listen would otherwise leave a board on that port
+  # (another Roundtable, say) to answer for it, and the new tokens would get 401 there.
+  check_result=0
+  check=$(port_check) || check_result=$?
+  if [ "$check_result" = 3 ]; then
+    holder=$(port_holder) || holder='another program (neither ss nor lsof could tell which)'
+    what=''
+    [ "${check%% *}" = board ] && what=', which answers as another Roundtable board (with its own database and agents)'
+    suggestion=${check#* }
+    die "port $ROUNDTABLE_PORT on $ROUNDTABLE_HOST is already in use by $holder$what; nothing was started or written. Stop that program, or choose another port: ROUNDTABLE_PORT=${suggestion:-<a free port>} $0 --skip-install"
+  elif [ "$check_result" != 0 ]; then
+    die "cannot listen on $ROUNDTABLE_HOST port $ROUNDTABLE_PORT ($check); choose another ROUNDTABLE_PORT or ROUNDTABLE_HOST"
+  fi
   started=1
+fi
+
+# ---- 5. agents.json
+if [ -f "$ROUNDTABLE_AGENTS_CONFIG" ]; then
+  say "== $ROUNDTABLE_AGENTS_CONFIG exists: reusing it. No tokens are printed (they were shown once when it was made;"
+  say '   `npx roundtable agents rotate NAME` issues a new one).'
+else
+  say "== creating $ROUNDTABLE_AGENTS_CONFIG (one leader, two workers; hashes only, mode 600)"
+  tokens_json=$(node "$CLI" init --json)
+fi
+
+# ---- 6. The board, in the background (once)
+if [ "$started" = 1 ]; then
   say "== starting the board in the background (log: $LOG_FILE)"
   nohup node "$CLI" run >>"$LOG_FILE" 2>&1 </dev/null &
   pid=$!
   printf '%s\n' "$pid" >"$PID_FILE"
 fi
 
-# ---- 6. Wait for /status (and notice a board that exits during start-up)
+# ---- 7. Wait for /status (and notice a board that exits during start-up)
 wait_result=0
 node -e '
-  const [url, pid] = [process.argv[1], Number(process.argv[2])];
+  const { readFileSync } = require("node:fs");
+  const [url, pid, lock] = [process.argv[1], Number(process.argv[2]), process.argv[3]];
   const deadline = Date.now() + 20_000;
   const alive = () => { try { process.kill(pid, 0); return true; } catch (e) { return e.code === "EPERM"; } };
+  // Our board holds the lock beside its database with its pid; a board answering without it is someone else.
+  const ours = () => { try { return readFileSync(lock, "utf8").trim() === String(pid); } catch { return false; } };
   (async () => {
     while (Date.now() < deadline) {
       try {
         const r = await fetch(url + "/status", { signal: AbortSignal.timeout(2000) });
         // The board answers {"ok": true, ...}; anything else on that port is another program.
-        if (r.ok && (await r.json().catch(() => ({}))).ok === true) process.exit(0);
+        if (r.ok && (await r.json().catch(() => ({}))).ok === true && alive() && ours()) process.exit(0);
       } catch {}
       if (!alive()) process.exit(2);
       await new Promise((r) => setTimeout(r, 200));
     }
     process.exit(1);
-  })();' "$URL" "$pid" || wait_result=$?
+  })();' "$URL" "$pid" "$ROUNDTABLE_DB_PATH.lock" || wait_result=$?
 if [ "$wait_result" != 0 ]; then
   if [ "$started" = 1 ]; then
     [ "$wait_result" = 2 ] || kill "$pid" 2>/dev/null || true
@@ -179,7 +254,16 @@ if [ "$wait_result" != 0 ]; then
 fi
 say "== the board answers at $URL/status"
 
-# ---- 7. A real tool call: whoami with a token passed on stdin (never on a command line)
+# The settings (no secrets), so later commands and reruns find the same board: `. .roundtable/env`. Written once
+# the board answers, so a failed run leaves the settings of the last good one.
+{
+  say "# Settings of the board started by scripts/install-local.sh; no secrets. Load with: . $ENV_FILE"
+  for name in "${SETTINGS[@]}"; do
+    printf 'export %s=%q\n' "$name" "${!name}"
+  done
+} >"$ENV_FILE"
+
+# ---- 8. A real tool call: whoami with a token passed on stdin (never on a command line)
 whoami() {
   node -e '
     let token = "";
@@ -217,7 +301,7 @@ else
   say "   To check an agent's token: ROUNDTABLE_TOKEN=... scripts/install-local.sh --skip-install, or npx roundtable-bridge status --url $URL"
 fi
 
-# ---- 8. Next steps
+# ---- 9. Next steps
 BRIDGE="$ROOT/bridge/bin/roundtable-bridge.js"
 cat <<EOF
 

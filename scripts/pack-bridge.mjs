@@ -1,13 +1,14 @@
 #!/usr/bin/env node
 // Packs roundtable-bridge as a self-contained tarball: shared/ is bundled inside it, because npm does not
 // bundle a workspace package from a symlink. Usage: node scripts/pack-bridge.mjs [DEST_DIR]; prints the tarball path.
+// DEST_DIR defaults to dist/ at the repository root, which git ignores, so no tarball lands among the sources.
 import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
 const root = resolve(new URL('..', import.meta.url).pathname);
-const dest = resolve(process.argv[2] ?? root);
+const dest = resolve(process.argv[2] ?? join(root, 'dist'));
 const staging = mkdtempSync(join(tmpdir(), 'roundtable-bridge-pack-'));
 try {
   for (const entry of ['package.json', 'bin', 'dist']) cpSync(join(root, 'bridge', entry), join(staging, entry), { recursive: true });

@@ -61,6 +61,33 @@ export function addAgent(path: string, options: { name: string; role: Role; skil
   return token;
 }
 
+export interface AgentChange {
+  readonly name: string;
+  readonly role?: { readonly from: Role; readonly to: Role };
+  readonly skills?: { readonly from: readonly string[]; readonly to: readonly string[] };
+}
+
+/**
+ * Changes an agent's role and/or skills, keeping its token. The whole result is checked first (one leader in
+ * role mode, no leader or worker in peer mode, ...); nothing is written when it fails or when nothing changes.
+ */
+export function setAgent(path: string, name: string, changes: { role?: Role; skills?: string[] }): AgentChange {
+  const file = readRaw(path);
+  const entry = find(file, name, path);
+  const before = { role: entry.role, skills: entry.skills ?? [] };
+  let change: AgentChange = { name };
+  if (changes.role !== undefined && changes.role !== before.role) {
+    change = { ...change, role: { from: before.role, to: changes.role } };
+    entry.role = changes.role;
+  }
+  if (changes.skills !== undefined && changes.skills.join('\n') !== before.skills.join('\n')) {
+    change = { ...change, skills: { from: before.skills, to: changes.skills } };
+    entry.skills = changes.skills;
+  }
+  if (change.role || change.skills) writeValidated(path, file);
+  return change;
+}
+
 export function rotateAgent(path: string, name: string): string {
   const file = readRaw(path);
   const entry = find(file, name, path);

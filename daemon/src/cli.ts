@@ -1,9 +1,9 @@
-// The `roundtable` command line: init, run, start.
+// The `roundtable` command line: init, run, start, agents, backup, restore, doctor.
 import { accessSync, constants, existsSync } from 'node:fs';
-import { parseArgs } from 'node:util';
-import { addAgent, listAgents, removeAgent, rotateAgent } from './agents-admin.js';
+import { addAgent, listAgents, removeAgent, rotateAgent, setAgent } from './agents-admin.js';
 import { ROLES, type Role } from 'roundtable-shared';
 import { AgentsFileError } from './agents.js';
+import { readCommandLine, UsageError, type OptionSpec, type ParsedLine } from './cli-args.js';
 import { backupDatabaseFile, BackupError, listBackups, restoreBackup } from './backup.js';
 import { DatabaseInUse } from './db-lock.js';
 import { runDoctor } from './doctor.js';
@@ -14,24 +14,93 @@ import { startBoard } from './server.js';
 import { SchemaTooNew } from './store/migrate.js';
 import { VERSION } from './version.js';
 
+const OPTIONS = {
+  json: { type: 'boolean' },
+  list: { type: 'boolean' },
+  role: { type: 'string', example: 'worker' },
+  skills: { type: 'string', example: 'python,sql' },
+  // Not --env-file: Node 20 itself takes that flag from anywhere on the command line (nodejs/node#50993).
+  env: { type: 'string', example: '/etc/roundtable/roundtable.env' },
+  help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean', short: 'v' },
+} as const satisfies Record<string, OptionSpec>;
+type OptionName = keyof typeof OPTIONS;
+/** Taken by every command. */
+const COMMON_OPTIONS: readonly OptionName[] = ['env', 'help', 'version'];
+
+interface CommandSpec {
+  /** The words after `roundtable`, as shown in the usage. */
+  readonly usage: string;
+  readonly summary: string;
+  readonly options: readonly OptionName[];
+  /** Positional arguments after the command's words, each required, with how a message names it. */
+  readonly args: ReadonlyArray<{ readonly name: string; readonly missing: string }>;
+}
+
+const AGENT_NAME = [{ name: 'NAME', missing: 'an agent NAME (`roundtable agents list` shows them)' }];
+const ROLE_CHOICES = ROLES.join('|');
+
+const COMMANDS: Readonly<Record<string, CommandSpec>> = {
+  init: { usage: 'init [--json]', summary: 'write agents.json with one leader and two workers; print each token once', options: ['json'], args: [] },
+  run: { usage: 'run', summary: 'start the board (MCP on /mcp, JSON API on /api/v1, status on /status)', options: [], args: [] },
+  start: { usage: 'start [--json]', summary: 'init if agents.json is missing, then run', options: ['json'], args: [] },
+  'agents list': { usage: 'agents list', summary: 'name, role and skills of every agent', options: [], args: [] },
+  'agents add': {
+    usage: `agents add NAME [--role ${ROLE_CHOICES}] [--skills a,b] [--json]`,
+    summary: 'a new agent (role worker unless given); print its token once',
+    options: ['role', 'skills', 'json'],
+    args: AGENT_NAME,
+  },
+  'agents set': {
+    usage: `agents set NAME [--role ${ROLE_CHOICES}] [--skills a,b]`,
+    summary: "change an agent's role and/or skills (--skills '' for none); its token stays",
+    options: ['role', 'skills'],
+    args: AGENT_NAME,
+  },
+  'agents rotate': { usage: 'agents rotate NAME [--json]', summary: 'a new token for the agent, printed once; the old one stops working', options: ['json'], args: AGENT_NAME },
+  'agents remove': { usage: 'agents remove NAME', summary: 'its token stops working; its claimed tasks go back to open', options: [], args: AGENT_NAME },
+  backup: { usage: 'backup [--list]', summary: 'take an online backup now (or list them)', options: ['list'], args: [] },
+  restore: {
+    usage: 'restore FILE',
+    summary: 'replace the database with a checked backup (the board must be stopped)',
+    options: [],
+    args: [{ name: 'FILE', missing: 'a FILE from `roundtable backup --list`' }],
+  },
+  doctor: { usage: 'doctor', summary: 'check config, database, backups, disk, TLS and the port; say how to fix', options: [], args: [] },
+};
+const AGENT_ACTIONS = Object.keys(COMMANDS)
+  .filter((key) => key.startsWith('agents '))
+  .map((key) => key.slice('agents '.length));
+
+function usageOf(keys: readonly string[]): string {
+  const lines = keys.map((key) => `roundtable ${COMMANDS[key]!.usage}`);
+  return lines.length === 1 ? `Usage: ${lines[0]}` : `Usage:\n${lines.map((l) => `  ${l}`).join('\n')}`;
+}
+const ALL_USAGE = usageOf(Object.keys(COMMANDS));
+const AGENTS_USAGE = usageOf(Object.keys(COMMANDS).filter((key) => key.startsWith('agents ')));
+
+/** The usage of the command the words name, or of every command that could be meant. */
+function usageForWords([first, second]: readonly string[]): string {
+  if (first === 'agents') return COMMANDS[`agents ${second ?? 'list'}`] ? usageOf([`agents ${second ?? 'list'}`]) : AGENTS_USAGE;
+  return first !== undefined && COMMANDS[first] ? usageOf([first]) : ALL_USAGE;
+}
+
 const HELP = `roundtable ${VERSION}: the Roundtable board daemon
 
 Usage:
-  roundtable init [--json]   write agents.json with one leader and two workers; print each token once
-  roundtable run             start the board (MCP on /mcp, JSON API on /api/v1, status on /status)
-  roundtable start           init if agents.json is missing, then run
-  roundtable agents list
-  roundtable agents add NAME --role worker|leader|peer|observer [--skills a,b] [--json]   print the new token once
-  roundtable agents rotate NAME [--json]                                    print the new token once
-  roundtable agents remove NAME
-      Edit agents.json (hashes only, mode 600, atomic); a running board picks the change up by itself.
-  roundtable backup [--list] take an online backup now (or list them)
-  roundtable restore FILE    replace the database with a checked backup (the board must be stopped)
-  roundtable doctor          check config, database, backups, disk, TLS and the port; say how to fix
+${Object.values(COMMANDS)
+  .map((c) => `  roundtable ${c.usage}\n      ${c.summary}`)
+  .join('\n')}
   roundtable --version | --help
+
+The agents commands edit agents.json (hashes only, mode 600, atomic, every rule checked first); a running
+board picks the change up by itself.
 
 Every command takes --env FILE: KEY=value lines (such as the systemd unit's EnvironmentFile) read into the
 environment first; variables already set win.
+
+Exit codes: 0 done; 1 refused or failed (the message says why); 2 the command line is wrong (the message
+names the option or argument, then the usage).
 
 Configuration comes from environment variables (see README): ROUNDTABLE_HOST, ROUNDTABLE_PORT,
 ROUNDTABLE_DB_PATH, ROUNDTABLE_AGENTS_CONFIG, ROUNDTABLE_NAME, ROUNDTABLE_RATE_LIMIT_PER_MINUTE,
@@ -39,6 +108,45 @@ ROUNDTABLE_ALLOWED_HOSTS, ROUNDTABLE_TLS_CERT, ROUNDTABLE_TLS_KEY, ROUNDTABLE_BA
 ROUNDTABLE_BACKUP_INTERVAL, ROUNDTABLE_BACKUP_KEEP, ROUNDTABLE_BACKUP_MIN_FREE_MB, ROUNDTABLE_TRUST_PROXY,
 ROUNDTABLE_LOG_LEVEL.
 `;
+
+interface Invocation {
+  /** A key of COMMANDS. */
+  readonly command: string;
+  readonly args: string[];
+  readonly values: ParsedLine['values'];
+}
+
+/** Finds the command the words name and checks its arguments and options; every mistake is a UsageError. */
+function resolveCommand(line: ParsedLine): Invocation {
+  const [first, ...rest] = line.positionals;
+  let command = first!;
+  if (first === 'agents') {
+    const action = rest.shift() ?? 'list';
+    command = `agents ${action}`;
+    if (!COMMANDS[command]) throw new UsageError(`unknown agents subcommand "${action}"; the known ones are ${AGENT_ACTIONS.join(', ')}`, AGENTS_USAGE);
+  }
+  const spec = COMMANDS[command];
+  if (!spec) {
+    const names = [...new Set(Object.keys(COMMANDS).map((key) => key.split(' ')[0]))];
+    throw new UsageError(`unknown command "${first}"; the commands are ${names.join(', ')}`, ALL_USAGE);
+  }
+  const usage = usageOf([command]);
+  for (const option of line.given) {
+    if (!COMMON_OPTIONS.includes(option.name as OptionName) && !spec.options.includes(option.name as OptionName)) {
+      throw new UsageError(`${option.rawName} is not an option of roundtable ${command}`, usage);
+    }
+  }
+  const missing = spec.args[rest.length];
+  if (missing) throw new UsageError(`roundtable ${command} needs ${missing.missing}`, usage);
+  if (rest.length > spec.args.length) throw new UsageError(`unexpected argument "${rest[spec.args.length]}" after roundtable ${command}${spec.args.length ? ` ${spec.args.map((a) => a.name).join(' ')}` : ''}`, usage);
+  if (line.values['role'] !== undefined && !isRole(String(line.values['role']))) {
+    throw new UsageError(`--role must be one of ${ROLES.join(', ')} (got "${String(line.values['role'])}")`, usage);
+  }
+  if (command === 'agents set' && line.values['role'] === undefined && line.values['skills'] === undefined) {
+    throw new UsageError('roundtable agents set needs --role, --skills or both', usage);
+  }
+  return { command, args: rest, values: line.values };
+}
 
 /** Errors a user can fix; printed as one line, without a stack. */
 const EXPECTED_ERRORS = [ConfigError, AgentsFileError, AgentsFileExists, SchemaTooNew, BackupError, DatabaseInUse];
@@ -81,35 +189,49 @@ function isRole(value: string): value is Role {
   return (ROLES as readonly string[]).includes(value);
 }
 
-function agentsCommand(config: Config, args: string[], options: { json: boolean; role: string | undefined; skills: string | undefined }): void {
-  const [action, name] = args;
+function splitSkills(text: string): string[] {
+  return [...new Set(text.split(',').map((s) => s.trim()).filter(Boolean))];
+}
+
+function describeSkills(skills: readonly string[]): string {
+  return skills.length ? skills.join(',') : '(none)';
+}
+
+function agentsCommand(config: Config, { command, args, values }: Invocation): void {
+  const [name] = args;
   const path = config.agentsConfigPath;
+  const json = values['json'] === true;
+  const role = values['role'] as Role | undefined;
+  const skills = values['skills'] === undefined ? undefined : splitSkills(String(values['skills']));
   const issued = (token: string, agent: string): void =>
     void process.stdout.write(
-      options.json
-        ? `${JSON.stringify({ name: agent, token })}\n`
-        : `New token for ${agent} (shown once; a running board accepts it within seconds):\n  ${token}\n`,
+      json ? `${JSON.stringify({ name: agent, token })}\n` : `New token for ${agent} (shown once; a running board accepts it within seconds):\n  ${token}\n`,
     );
-  if (action === 'list' || action === undefined) {
-    for (const agent of listAgents(path)) process.stdout.write(`${agent.name.padEnd(16)} ${agent.role.padEnd(7)} ${agent.skills.join(',')}\n`);
-    return;
-  }
-  if (!name) throw new ConfigError(`roundtable agents ${action} needs an agent NAME`);
-  switch (action) {
-    case 'add': {
-      const role = options.role ?? 'worker';
-      if (!isRole(role)) throw new ConfigError(`--role must be one of ${ROLES.join(', ')}`);
-      const skills = (options.skills ?? '').split(',').map((s) => s.trim()).filter(Boolean);
-      return issued(addAgent(path, { name, role, skills }), name);
-    }
-    case 'rotate':
-      return issued(rotateAgent(path, name), name);
-    case 'remove':
-      removeAgent(path, name);
-      process.stdout.write(`Removed ${name}; its token is refused from the next request on.\n`);
+  switch (command) {
+    case 'agents list':
+      for (const agent of listAgents(path)) process.stdout.write(`${agent.name.padEnd(16)} ${agent.role.padEnd(7)} ${agent.skills.join(',')}\n`);
       return;
-    default:
-      throw new ConfigError(`unknown agents action "${action}"; use list, add, rotate or remove`);
+    case 'agents add':
+      return issued(addAgent(path, { name: name!, role: role ?? 'worker', skills: skills ?? [] }), name!);
+    case 'agents set': {
+      const change = setAgent(path, name!, { ...(role && { role }), ...(skills && { skills }) });
+      const parts = [
+        change.role && `role ${change.role.from} -> ${change.role.to}`,
+        change.skills && `skills ${describeSkills(change.skills.from)} -> ${describeSkills(change.skills.to)}`,
+      ].filter(Boolean);
+      process.stdout.write(
+        parts.length
+          ? `Changed ${name}: ${parts.join('; ')}. A running board applies it within seconds; the token is unchanged.\n`
+          : `${name} already has that role and those skills; nothing written.\n`,
+      );
+      return;
+    }
+    case 'agents rotate':
+      return issued(rotateAgent(path, name!), name!);
+    case 'agents remove':
+      removeAgent(path, name!);
+      process.stdout.write(`Removed ${name}; its token is refused from the next request on, and its claimed tasks go back to open.\n`);
+      return;
   }
 }
 
@@ -123,8 +245,7 @@ async function backupCommand(config: Config, list: boolean): Promise<void> {
   process.stdout.write(`Backup written and checked: ${outcome.file} (${outcome.bytes} bytes)${outcome.pruned.length ? `; pruned ${outcome.pruned.length} old` : ''}\n`);
 }
 
-function restoreCommand(config: Config, file: string | undefined): void {
-  if (!file) throw new ConfigError('roundtable restore needs a FILE from `roundtable backup --list`');
+function restoreCommand(config: Config, file: string): void {
   const { restored, keptAside } = restoreBackup(file, { dbPath: config.dbPath, backupDir: config.backup.dir });
   process.stdout.write(`Restored ${config.dbPath} from ${restored}.${keptAside ? ` The previous database is kept as ${keptAside}.` : ''}\n`);
 }
@@ -141,50 +262,55 @@ function loadEnvFile(path: string): void {
   }
 }
 
+/** Long-running commands keep serving when whoever read their stdout goes away; the others stop quietly. */
+const SERVING_COMMANDS = new Set(['run', 'start']);
+let serving = false;
+
+// `roundtable backup --list | head -1`: the reader closed the pipe, which is not an error of ours.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code !== 'EPIPE') {
+    process.stderr.write(`roundtable: cannot write to stdout (${error.code ?? error.message})\n`);
+    process.exit(1);
+  }
+  if (!serving) process.exit(0);
+});
+
 async function main(argv: string[]): Promise<void> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      json: { type: 'boolean', default: false },
-      list: { type: 'boolean', default: false },
-      role: { type: 'string' },
-      skills: { type: 'string' },
-      // Not --env-file: Node 20 itself takes that flag from anywhere on the command line (nodejs/node#50993).
-      env: { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-      version: { type: 'boolean', short: 'v' },
-    },
-  });
-  if (values.version) return void process.stdout.write(`${VERSION}\n`);
-  const command = positionals[0];
-  if (values.help || command === undefined || command === 'help') return void process.stdout.write(HELP);
-  if (values.env !== undefined) loadEnvFile(values.env);
+  const line = readCommandLine(argv, OPTIONS, usageForWords);
+  if (line.values['version']) return void process.stdout.write(`${VERSION}\n`);
+  const first = line.positionals[0];
+  if (line.values['help'] || first === undefined || first === 'help') return void process.stdout.write(HELP);
+  const invocation = resolveCommand(line);
+  const { command, args, values } = invocation;
+  serving = SERVING_COMMANDS.has(command);
+  if (values['env'] !== undefined) loadEnvFile(String(values['env']));
   const config = loadConfig();
   switch (command) {
     case 'init':
-      return init(config, values.json);
+      return init(config, values['json'] === true);
     case 'run':
       return run(config);
     case 'start':
-      if (!existsSync(config.agentsConfigPath)) init(config, values.json);
+      if (!existsSync(config.agentsConfigPath)) init(config, values['json'] === true);
       return run(config);
-    case 'agents':
-      return agentsCommand(config, positionals.slice(1), { json: values.json, role: values.role, skills: values.skills });
     case 'backup':
-      return backupCommand(config, values.list);
+      return backupCommand(config, values['list'] === true);
     case 'restore':
-      return restoreCommand(config, positionals[1]);
+      return restoreCommand(config, args[0]!);
     case 'doctor':
       process.exitCode = await runDoctor(config);
       return;
     default:
-      throw new ConfigError(`unknown command "${command}"; run \`roundtable --help\``);
+      return agentsCommand(config, invocation);
   }
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {
-  if (EXPECTED_ERRORS.some((type) => error instanceof type) || (error as { code?: string }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
+  if (error instanceof UsageError) {
+    process.stderr.write(`roundtable: ${error.message}\n${error.usage}\nEvery command and option: roundtable --help\n`);
+    process.exit(2);
+  }
+  if (EXPECTED_ERRORS.some((type) => error instanceof type)) {
     process.stderr.write(`roundtable: ${(error as Error).message}\n`);
   } else if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
     process.stderr.write(`roundtable: the port is already in use; set ROUNDTABLE_PORT to a free port or stop the other process\n`);

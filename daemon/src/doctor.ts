@@ -11,6 +11,7 @@ import { AgentsFileError, loadAgentsFile } from './agents.js';
 import { listBackups } from './backup.js';
 import type { Config } from './config.js';
 import { daemonUsing } from './db-lock.js';
+import { isLoopback, plainHttpExposure } from './exposure.js';
 import { CODE_SCHEMA_VERSION } from './store/migrate.js';
 import { VERSION } from './version.js';
 
@@ -73,11 +74,6 @@ function errorCode(error: unknown): string {
   return (error as NodeJS.ErrnoException).code ?? (error as Error).message ?? String(error);
 }
 
-function isLoopback(host: string): boolean {
-  const h = host.toLowerCase();
-  return h === 'localhost' || h === '::1' || h === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(h);
-}
-
 function boardUrl(config: Config): string {
   const shown = config.host.includes(':') && !config.host.startsWith('[') ? `[${config.host}]` : config.host;
   return `${config.tls ? 'https' : 'http'}://${shown}:${config.port}`;
@@ -96,13 +92,8 @@ function openTo(mode: number): string | undefined {
 export function checkConfig(config: Config): CheckResult {
   const base = `${boardUrl(config)}, database ${resolve(config.dbPath)}, agents ${resolve(config.agentsConfigPath)}`;
   const findings: Finding[] = [];
-  if (!isLoopback(config.host) && !config.tls) {
-    findings.push({
-      status: 'warn',
-      detail: `binds ${config.host}, reachable from other machines, without TLS: tokens would cross the network in clear`,
-      fix: 'set ROUNDTABLE_HOST=127.0.0.1 and put a TLS reverse proxy (nginx) in front, or set ROUNDTABLE_TLS_CERT and ROUNDTABLE_TLS_KEY',
-    });
-  }
+  const exposure = plainHttpExposure(config);
+  if (exposure) findings.push({ status: 'warn', detail: exposure.detail, fix: exposure.fix });
   if (config.port === 0) {
     findings.push({ status: 'warn', detail: 'ROUNDTABLE_PORT=0 picks a new random port at every start, so clients cannot find the board', fix: 'set ROUNDTABLE_PORT to a fixed port, e.g. 8000' });
   }

@@ -1,6 +1,7 @@
 // The MCP face: Streamable HTTP on /mcp, stateless, one short-lived server per request, tools from shared/.
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { CallToolRequestSchema, InitializeRequestSchema, ListToolsRequestSchema, PingRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { Hono } from 'hono';
 import { registerBoardTools, SERVER_INSTRUCTIONS } from 'roundtable-shared';
 import type { Agent } from './agents.js';
@@ -9,8 +10,28 @@ import { asBoardError } from './errors.js';
 import type { AuthVariables } from './http/auth.js';
 import { VERSION } from './version.js';
 
-function jsonRpcError(code: number, message: string) {
-  return { jsonrpc: '2.0' as const, error: { code, message }, id: null };
+function jsonRpcError(code: number, message: string, id: string | number | null = null) {
+  return { jsonrpc: '2.0' as const, error: { code, message }, id };
+}
+
+// The SDK parses a request's params inside its handler and answers a malformed one as an internal error (-32603);
+// the mistake is the client's, so those requests are checked here first and refused as invalid params (-32602).
+const REQUEST_SCHEMAS = new Map<string, typeof PingRequestSchema>([
+  ['initialize', InitializeRequestSchema],
+  ['ping', PingRequestSchema],
+  ['tools/list', ListToolsRequestSchema],
+  ['tools/call', CallToolRequestSchema],
+] as Array<[string, typeof PingRequestSchema]>);
+
+function malformedRequest(body: unknown): ReturnType<typeof jsonRpcError> | undefined {
+  if (!body || typeof body !== 'object') return undefined;
+  const { method, id } = body as { method?: unknown; id?: unknown };
+  if (typeof method !== 'string' || (typeof id !== 'string' && typeof id !== 'number')) return undefined;
+  const checked = REQUEST_SCHEMAS.get(method)?.safeParse(body);
+  if (!checked || checked.success) return undefined;
+  const issue = checked.error.issues[0];
+  const where = issue?.path.map(String).join('.') || 'params';
+  return jsonRpcError(-32602, `Invalid params: ${method} ${where}: ${issue?.message ?? 'malformed'}; send params of the shape the MCP specification gives`, id);
 }
 
 function createMcpServer(agent: Agent, dispatcher: ToolDispatcher, requestId: string, signal: AbortSignal): Server {
@@ -34,6 +55,8 @@ export function mcpRoutes(dispatcher: ToolDispatcher): Hono<{ Variables: AuthVar
     }
     // Batches were removed from the transport in 2025-06-18; one message per request.
     if (Array.isArray(body)) return c.json(jsonRpcError(-32600, 'Invalid Request: JSON-RPC batches are not supported; send one message per request'), 400);
+    const malformed = malformedRequest(body);
+    if (malformed) return c.json(malformed);
     const server = createMcpServer(c.get('agent'), dispatcher, c.get('requestId'), c.req.raw.signal);
     const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true });
     await server.connect(transport);

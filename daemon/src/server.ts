@@ -15,6 +15,7 @@ import { LocalEventBus } from './events.js';
 import { ToolDispatcher } from './board/dispatch.js';
 import type { Config } from './config.js';
 import { lockDatabase } from './db-lock.js';
+import { plainHttpExposure } from './exposure.js';
 import { log } from './log.js';
 import { RateLimiter } from './rate-limit.js';
 import { SqliteStore } from './store/sqlite.js';
@@ -97,6 +98,8 @@ export async function startBoard(config: Config): Promise<RunningBoard> {
   const shownHost = config.host.includes(':') ? `[${config.host}]` : config.host;
   const url = `${tls ? 'https' : 'http'}://${shownHost}:${port}`;
   registry.watch();
+  const exposure = plainHttpExposure(config);
+  if (exposure) log.warn('listening beyond loopback without TLS: tokens cross the network in clear', { address: exposure.address, fix: exposure.fix });
 
   const timers: NodeJS.Timeout[] = [];
   // Idempotency keys are honoured for 24 hours; older responses are dropped hourly.

@@ -2,10 +2,22 @@
 import { z } from 'zod';
 import { LIMITS } from './limits.js';
 
+// A lone UTF-16 surrogate (a JSON escape such as "\ud800" without its pair) is not Unicode text: stored, it would
+// become U+FFFD, three bytes per unit, past every length limit. In /u mode a paired surrogate is one code point, not Cs.
+const LONE_SURROGATE = /\p{Cs}/u;
+
+/** A string holding only well-formed Unicode; every text argument of every tool is built on it. */
+export function wellFormedText(field: string, notAString = `${field} must be a string`) {
+  return z
+    .string({ error: notAString })
+    .refine((s) => !LONE_SURROGATE.test(s), {
+      error: `${field} holds a lone UTF-16 surrogate (a \\uD800-\\uDFFF escape without its pair), which is not Unicode text; send well-formed text and call again`,
+    });
+}
+
 /** Non-blank text of at most `max` characters; longer text is rejected, never truncated. */
 export function boundedText(field: string, max: number) {
-  return z
-    .string({ error: `${field} must be a string` })
+  return wellFormedText(field)
     .min(1, { error: `${field} must not be empty` })
     .max(max, { error: (issue) => `${field} is ${String((issue.input as string).length)} characters; the limit is ${max}. Shorten it and call again` })
     .refine((s) => /\S/.test(s), { error: `${field} must not be blank` });
@@ -13,8 +25,7 @@ export function boundedText(field: string, max: number) {
 
 /** Optional text that may be empty, bounded like boundedText. */
 export function optionalText(field: string, max: number) {
-  return z
-    .string({ error: `${field} must be a string` })
+  return wellFormedText(field)
     .max(max, { error: (issue) => `${field} is ${String((issue.input as string).length)} characters; the limit is ${max}. Shorten it and call again` })
     .optional();
 }

@@ -1,6 +1,7 @@
 // Serving the board's tools on an MCP server: the same list and the same result shapes wherever they are served.
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { ListToolsRequestSchema, type CallToolRequest, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
 
 import { listedTool, TOOLS, type ListedTool } from './tools/index.js';
 
@@ -36,11 +37,21 @@ export interface BoardToolHandlers {
   toErrorBody(error: unknown): ToolErrorBody;
 }
 
+/**
+ * tools/call with its params handed on exactly as JSON.parse made them. The SDK's own schema copies the arguments
+ * through a zod record, which drops an own "__proto__" key; the tool's strict input must see it and refuse it as
+ * unknown, as the JSON API does. Accepting anything here also keeps a malformed call from failing this parse (an
+ * internal error): the SDK checks every tools/call against CallToolRequestSchema before the handler runs, and
+ * refuses a malformed one as invalid params.
+ */
+const callToolAsSent = z.object({ method: z.literal('tools/call'), params: z.unknown().optional() });
+
 export function registerBoardTools(server: Server, handlers: BoardToolHandlers): void {
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listedTools() }));
-  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+  server.setRequestHandler(callToolAsSent, async (request) => {
+    const params = request.params as CallToolRequest['params'];
     try {
-      return successResult(await handlers.call(request.params.name, request.params.arguments ?? {}));
+      return successResult(await handlers.call(params.name, params.arguments ?? {}));
     } catch (error) {
       return errorResult(handlers.toErrorBody(error));
     }

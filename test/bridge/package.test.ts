@@ -1,9 +1,9 @@
 // The published bridge: a self-contained tarball that installs with --ignore-scripts into an empty folder and works;
 // and stdout, the MCP channel, is written by no module but the terminal one.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, existsSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, existsSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { mcpClient, ROOT, startBoard } from '../helpers/board.js';
 import { body, bridgeEnv, startBridge } from '../helpers/bridge.js';
@@ -57,6 +57,24 @@ describe('the packed bridge', () => {
       await direct.close();
       await bridge.close();
       await board.stop();
+    }
+  });
+});
+
+describe('npm run pack:bridge', () => {
+  // git answers for ignore rules; an unpacked copy of the repository has none to check.
+  it.skipIf(!existsSync(join(ROOT, '.git')))('writes its tarball into dist/, and git ignores it there and any other *.tgz', () => {
+    const expected = join(ROOT, 'dist', `roundtable-bridge-${JSON.parse(readFileSync(join(ROOT, 'bridge/package.json'), 'utf8')).version}.tgz`);
+    const existed = existsSync(expected);
+    const tarball = execFileSync(process.execPath, [join(ROOT, 'scripts/pack-bridge.mjs')], { encoding: 'utf8', timeout: 120_000 }).trim();
+    try {
+      expect(tarball).toBe(expected);
+      expect(existsSync(tarball)).toBe(true);
+      const ignored = (path: string) => execFileSync('git', ['check-ignore', '--no-index', path], { cwd: ROOT, encoding: 'utf8' }).trim();
+      expect(ignored(relative(ROOT, tarball))).toBe(relative(ROOT, tarball));
+      expect(ignored('roundtable-bridge-0.1.0.tgz')).toBe('roundtable-bridge-0.1.0.tgz');
+    } finally {
+      if (!existed) rmSync(tarball, { force: true });
     }
   });
 });

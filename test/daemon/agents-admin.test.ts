@@ -3,22 +3,13 @@ import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, daemonEnv, mcpClient, startBoard, type TestBoard, runCli } from '../helpers/board.js';
+import { eventually } from '../helpers/eventually.js';
 
 let board: TestBoard;
 let env: Record<string, string>;
 const issued: string[] = [];
 
 const cli = (args: string[]) => runCli(args, env, 20_000);
-
-/** Polls until the board answers the token as expected (reloads apply within a few seconds). */
-async function eventually(check: () => Promise<boolean>, timeoutMs = 8_000): Promise<number> {
-  const started = Date.now();
-  while (!(await check())) {
-    if (Date.now() - started > timeoutMs) throw new Error('the running board did not pick up the change in time');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return Date.now() - started;
-}
 
 async function statusWith(token: string): Promise<number> {
   const response = await fetch(`${board.url}/api/v1/tools/whoami`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: '{}' });
@@ -45,7 +36,7 @@ describe('roundtable agents', () => {
     const path = join(board.dir, 'agents.json');
     expect(readFileSync(path, 'utf8')).not.toContain(token);
     expect(statSync(path).mode & 0o777).toBe(0o600);
-    await eventually(async () => (await statusWith(token)) === 200);
+    await eventually('the new token to work', async () => (await statusWith(token)) === 200);
     const me = (await api(board, token, 'whoami')).body;
     expect(me).toMatchObject({ name: 'gemini', role: 'worker', skills: ['python', 'docs'] });
     const list = await cli(['agents', 'list']);
@@ -58,7 +49,7 @@ describe('roundtable agents', () => {
     const rotated = await cli(['agents', 'rotate', 'w2', '--json']);
     const { token } = JSON.parse(rotated.stdout) as { token: string };
     issued.push(token);
-    await eventually(async () => (await statusWith(token)) === 200);
+    await eventually('the new token to work', async () => (await statusWith(token)) === 200);
     expect(await statusWith(board.tokens['w2']!)).toBe(401);
     // Other agents were not disturbed by the reload.
     expect((await api(board, 'w1', 'whoami')).status).toBe(200);
@@ -70,8 +61,8 @@ describe('roundtable agents', () => {
     expect((await api(board, 'w3', 'claim_task', { task_id: held })).status).toBe(200);
     const removed = await cli(['agents', 'remove', 'w3']);
     expect(removed.code).toBe(0);
-    await eventually(async () => (await statusWith(board.tokens['w3']!)) === 401);
-    await eventually(async () => (await api(board, 'lead', 'get_task', { task_id: held })).body.task.status === 'open');
+    await eventually("w3's token to be refused", async () => (await statusWith(board.tokens['w3']!)) === 401);
+    await eventually("w3's task to be open again", async () => (await api(board, 'lead', 'get_task', { task_id: held })).body.task.status === 'open');
     const last = (await api(board, 'lead', 'get_task', { task_id: held })).body.history.at(-1);
     expect(last).toMatchObject({ action: 'released', agent: 'roundtable', from_status: 'claimed', to_status: 'open', note: 'w3 was removed from agents.json' });
 
@@ -90,11 +81,51 @@ describe('roundtable agents', () => {
     expect(readFileSync(join(board.dir, 'agents.json'), 'utf8')).toBe(before);
   });
 
+  it("set: changes an agent's skills and role on the running board, keeps its token, prints what changed and no token", async () => {
+    const path = join(board.dir, 'agents.json');
+    const hashBefore = (JSON.parse(readFileSync(path, 'utf8')) as { agents: Array<{ name: string; token_sha256: string }> }).agents.find((a) => a.name === 'w1')!.token_sha256;
+    const skills = await cli(['agents', 'set', 'w1', '--skills', 'go, rust,go']);
+    expect(skills.code, skills.stderr).toBe(0);
+    expect(skills.stdout).toBe('Changed w1: skills python,sql -> go,rust. A running board applies it within seconds; the token is unchanged.\n');
+    await eventually(async () => ((await api(board, 'w1', 'whoami')).body.skills as string[]).join() === 'go,rust');
+
+    const role = await cli(['agents', 'set', 'w1', '--role', 'observer', '--skills', '']);
+    expect(role.stdout).toBe('Changed w1: role worker -> observer; skills go,rust -> (none). A running board applies it within seconds; the token is unchanged.\n');
+    await eventually(async () => (await api(board, 'w1', 'whoami')).body.role === 'observer');
+    expect((await api(board, 'w1', 'whoami')).body.skills).toEqual([]);
+    const same = await cli(['agents', 'set', 'w1', '--role', 'observer']);
+    expect(same.stdout).toBe('w1 already has that role and those skills; nothing written.\n');
+
+    const file = JSON.parse(readFileSync(path, 'utf8')) as { agents: Array<{ name: string; token_sha256: string }> };
+    expect(file.agents.find((a) => a.name === 'w1')!.token_sha256).toBe(hashBefore);
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+    for (const run of [skills, role, same]) expect(run.stdout + run.stderr).not.toMatch(/rt_|[0-9a-f]{64}/);
+    await cli(['agents', 'set', 'w1', '--role', 'worker', '--skills', 'python,sql']);
+  });
+
+  it('set: every rule is checked on the result first; a refused change writes nothing', async () => {
+    const path = join(board.dir, 'agents.json');
+    const before = readFileSync(path, 'utf8');
+    const secondLeader = await cli(['agents', 'set', 'w1', '--role', 'leader']);
+    expect(secondLeader.code).toBe(1);
+    expect(secondLeader.stderr).toContain('exactly one leader, found 2 (lead, w1)');
+    const noLeader = await cli(['agents', 'set', 'lead', '--role', 'worker']);
+    expect(noLeader.stderr).toContain('exactly one leader, found 0');
+    const peer = await cli(['agents', 'set', 'w1', '--role', 'peer']);
+    expect(peer.stderr).toContain('"peer" needs "mode": "peer"');
+    const longSkill = await cli(['agents', 'set', 'w1', '--skills', 'x'.repeat(101)]);
+    expect(longSkill.stderr).toMatch(/\("w1"\) skills\.0: .*100 characters/);
+    const nobody = await cli(['agents', 'set', 'nobody', '--skills', 'go']);
+    expect(nobody.stderr).toContain('no agent is called "nobody"');
+    for (const run of [secondLeader, noLeader, peer, longSkill, nobody]) expect(run.stderr.trim().split('\n')).toHaveLength(1);
+    expect(readFileSync(path, 'utf8')).toBe(before);
+  });
+
   it('a hand edit that breaks the file is ignored with a logged error; the last good agents stay in force', async () => {
     const path = join(board.dir, 'agents.json');
     const good = readFileSync(path, 'utf8');
     writeFileSync(path, '{"agents": [ broken');
-    await eventually(async () => board.output().stderr.includes('agents file is invalid; keeping the agents in force'));
+    await eventually('the broken file to be logged', () => board.output().stderr.includes('agents file is invalid; keeping the agents in force'));
     expect((await api(board, 'w1', 'whoami')).status).toBe(200);
     writeFileSync(path, good);
   });
@@ -104,11 +135,11 @@ describe('roundtable agents', () => {
     const file = JSON.parse(readFileSync(path, 'utf8')) as { agents: Array<{ name: string; skills: string[] }> };
     file.agents.find((a) => a.name === 'w1')!.skills = ['python', 'sql', 'rust'];
     writeFileSync(path, JSON.stringify(file));
-    await eventually(async () => ((await api(board, 'w1', 'whoami')).body.skills as string[]).includes('rust'));
+    await eventually('the hand edit to apply', async () => ((await api(board, 'w1', 'whoami')).body.skills as string[]).includes('rust'));
     file.agents.find((a) => a.name === 'w1')!.skills = ['go'];
     writeFileSync(path, JSON.stringify(file));
     board.process.kill('SIGHUP');
-    await eventually(async () => ((await api(board, 'w1', 'whoami')).body.skills as string[]).join() === 'go', 3_000);
+    await eventually('the SIGHUP reload to apply', async () => ((await api(board, 'w1', 'whoami')).body.skills as string[]).join() === 'go');
     // The signal arrived before the watcher's debounce, so the reload that applied it was the SIGHUP one.
     expect(board.output().stderr).toMatch(/"reason":"SIGHUP".*"msg":"agents reloaded"|"msg":"agents reloaded".*"reason":"SIGHUP"/);
   });

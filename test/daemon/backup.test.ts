@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { api, daemonEnv, startBoard, runCli } from '../helpers/board.js';
+import { eventually } from '../helpers/eventually.js';
 
 
 const cli = runCli;
@@ -26,14 +27,6 @@ function taskTitles(path: string): Set<string> {
   }
 }
 
-async function waitFor(check: () => boolean, timeoutMs: number): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > until) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 describe('online backup', () => {
   it('taken under concurrent writes, restores to a sound database with every write acknowledged before it began', async () => {
     const board = await startBoard({ env: { ROUNDTABLE_BACKUP_INTERVAL: '0' } });
@@ -47,10 +40,12 @@ describe('online backup', () => {
         if (answer.status === 200) acknowledged.push(title);
       }
     });
-    await new Promise((r) => setTimeout(r, 300));
+    await eventually('more than 5 acknowledged writes before the backup', () => acknowledged.length > 5);
     const before = [...acknowledged];
     const backup = await cli(['backup'], env);
-    await new Promise((r) => setTimeout(r, 200));
+    // The writers are still going, and the board still takes writes after the backup.
+    const afterBackup = acknowledged.length;
+    await eventually('3 more acknowledged writes after the backup', () => acknowledged.length >= afterBackup + 3);
     writing = false;
     await Promise.all(writers);
     expect(backup.code, backup.stderr).toBe(0);
@@ -75,7 +70,7 @@ describe('online backup', () => {
     try {
       await api(board, 'lead', 'create_task', { title: 'kept' });
       const dir = join(board.dir, 'backups');
-      await waitFor(() => (board.output().stderr.match(/"backup taken"/g) ?? []).length >= 4, 15_000);
+      await eventually('4 scheduled backups', () => (board.output().stderr.match(/"backup taken"/g) ?? []).length >= 4);
       const files = readdirSync(dir).filter((f) => f.endsWith('.db'));
       expect(files).toHaveLength(2);
       for (const file of files) expect(integrity(join(dir, file))).toBe('ok');
@@ -86,7 +81,7 @@ describe('online backup', () => {
 
     const low = await startBoard({ env: { ROUNDTABLE_BACKUP_INTERVAL: '1s', ROUNDTABLE_BACKUP_MIN_FREE_MB: '9999999' } });
     try {
-      await waitFor(() => low.output().stderr.includes('"backup skipped"'), 10_000);
+      await eventually('a skipped backup', () => low.output().stderr.includes('"backup skipped"'));
       expect(low.output().stderr).toMatch(/below ROUNDTABLE_BACKUP_MIN_FREE_MB=9999999/);
       expect(existsSync(join(low.dir, 'backups')) ? readdirSync(join(low.dir, 'backups')).filter((f) => f.endsWith('.db')) : []).toEqual([]);
       const manual = await cli(['backup'], daemonEnv(low.dir, { ROUNDTABLE_BACKUP_MIN_FREE_MB: '9999999' }));
@@ -102,7 +97,8 @@ describe('first backup', () => {
   it('a board without a recent backup takes one soon after start, not an interval later', async () => {
     const board = await startBoard({ env: { ROUNDTABLE_BACKUP_INTERVAL: '1h' } });
     try {
-      await waitFor(() => board.output().stderr.includes('"backup taken"'), 20_000);
+      // The daemon waits 10 s after start; the interval is an hour, so anything within the deadline is "soon".
+      await eventually('the first backup', () => board.output().stderr.includes('"backup taken"'), { timeoutMs: 40_000 });
       expect(readdirSync(join(board.dir, 'backups')).filter((f) => f.endsWith('.db'))).toHaveLength(1);
     } finally {
       await board.stop();

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../helpers/board.js';
+import { eventually } from '../helpers/eventually.js';
 import { freePort, standInServer } from '../helpers/net.js';
 import { spawnTracked } from '../helpers/processes.js';
 
@@ -55,12 +56,12 @@ function alive(pid: number): boolean {
 async function stopDaemon(pid: number): Promise<void> {
   if (!alive(pid)) return;
   process.kill(pid, 'SIGTERM');
-  for (let waited = 0; waited < 10_000; waited += 100) {
-    if (!alive(pid)) return;
-    await new Promise((r) => setTimeout(r, 100));
+  try {
+    await eventually(`the background daemon ${pid} to stop after SIGTERM`, () => !alive(pid), { timeoutMs: 10_000, intervalMs: 100 });
+  } catch (error) {
+    process.kill(pid, 'SIGKILL');
+    throw error;
   }
-  process.kill(pid, 'SIGKILL');
-  throw new Error(`the background daemon ${pid} did not stop within 10 s of SIGTERM`);
 }
 
 afterAll(async () => {
@@ -153,20 +154,87 @@ describe('scripts/install-local.sh', () => {
     expect((await whoami(url, tokens[0]!.token).catch(() => null)) === null).toBe(true);
   });
 
-  it('a port already taken: exits non-zero with the log, still shows the new tokens once, leaves nothing running', async () => {
+  it('a rerun without ROUNDTABLE_PORT keeps the port of the running board; a variable set on a rerun still wins', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'roundtable-install-'));
+    const port = await freePort();
+    const { ROUNDTABLE_PORT: _none, ...noPort } = scriptEnv(dataDir, port);
+
+    const first = await runScript(scriptEnv(dataDir, port));
+    const pidFile = join(dataDir, 'roundtable.pid');
+    if (existsSync(pidFile)) backgroundPids.add(Number(readFileSync(pidFile, 'utf8')));
+    expect(first.code, `${first.stdout}\n${first.stderr}`).toBe(0);
+    const pid = Number(readFileSync(pidFile, 'utf8'));
+    const envFile = join(dataDir, 'env');
+    expect(readFileSync(envFile, 'utf8')).toContain(`export ROUNDTABLE_PORT=${port}\n`);
+
+    const again = await runScript(noPort);
+    expect(again.code, `${again.stdout}\n${again.stderr}`).toBe(0);
+    expect(again.stdout).toContain(`keeping the settings of the earlier run (${envFile}): ROUNDTABLE_HOST=127.0.0.1 ROUNDTABLE_PORT=${port} `);
+    expect(again.stdout).toContain(`the board is already running (pid ${pid})`);
+    expect(again.stdout).toContain(`Roundtable is running: http://127.0.0.1:${port} (pid ${pid})`);
+    expect(again.stdout).not.toContain(':8000');
+    expect(readFileSync(envFile, 'utf8')).toContain(`export ROUNDTABLE_PORT=${port}\n`);
+
+    // Stopped, then started again on a port given explicitly: that port wins over the file, and the file follows.
+    await stopDaemon(pid);
+    backgroundPids.delete(pid);
+    const otherPort = await freePort();
+    const moved = await runScript({ ...noPort, ROUNDTABLE_PORT: String(otherPort) });
+    if (existsSync(pidFile)) backgroundPids.add(Number(readFileSync(pidFile, 'utf8')));
+    expect(moved.code, `${moved.stdout}\n${moved.stderr}`).toBe(0);
+    expect(moved.stdout).toContain(`Roundtable is running: http://127.0.0.1:${otherPort} `);
+    expect(readFileSync(envFile, 'utf8')).toContain(`export ROUNDTABLE_PORT=${otherPort}\n`);
+    expect((await fetch(`http://127.0.0.1:${otherPort}/status`)).status).toBe(200);
+    const movedPid = Number(readFileSync(pidFile, 'utf8'));
+    await stopDaemon(movedPid);
+    backgroundPids.delete(movedPid);
+  });
+
+  /** "by python3 (pid 42)" when ss or lsof is installed (both are here), a plain fallback otherwise. */
+  const holderPattern = (): RegExp => {
+    const tools = ['ss', 'lsof'].some((tool) => (process.env['PATH'] ?? '').split(':').some((dir) => existsSync(join(dir, tool))));
+    return tools ? new RegExp(`already in use by \\S+ \\(pid ${process.pid}\\)`) : /already in use by another program/;
+  };
+
+  it('a port taken by another program: says so, by what, and which ROUNDTABLE_PORT to use; writes and starts nothing', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'roundtable-install-'));
     const squatter = await standInServer((_req, res) => res.end('not a board'));
     try {
       const port = Number(new URL(squatter.url).port);
       const result = await runScript(scriptEnv(dataDir, port));
       expect(result.code).toBe(1);
-      expect(result.stderr).toMatch(/port is already in use/);
-      expect(result.stderr).toContain('the board did not answer');
-      expect(printedTokens(result.stderr)).toHaveLength(3);
-      expect(existsSync(join(dataDir, 'roundtable.pid'))).toBe(false);
-      expect(existsSync(join(dataDir, 'roundtable.db.lock'))).toBe(false);
+      const message = result.stderr.trim().split('\n');
+      expect(message).toHaveLength(1);
+      expect(message[0]).toMatch(new RegExp(`^install-local: port ${port} on 127\\.0\\.0\\.1 is already in use by `));
+      expect(message[0]).toMatch(holderPattern());
+      expect(message[0]).toMatch(/nothing was started or written\. Stop that program, or choose another port: ROUNDTABLE_PORT=\d+ \S+install-local\.sh --skip-install$/);
+      expect(message[0]).not.toContain('Roundtable board');
+      expect(result.stdout).not.toContain('the board answers');
+      expect(readdirSync(dataDir)).toEqual([]);
     } finally {
       await squatter.close();
+    }
+  });
+
+  it('a port taken by another Roundtable board: says so, instead of "the board answers" and a 401 for the new tokens', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'roundtable-install-'));
+    const otherBoard = await standInServer((req, res) => {
+      res.setHeader('content-type', 'application/json');
+      if (req.url === '/status') return void res.end('{"ok":true,"board":"Roundtable","version":"0.1.0"}');
+      res.statusCode = 401;
+      res.end('{"error":{"code":"unauthorized","message":"unknown token"}}');
+    });
+    try {
+      const port = Number(new URL(otherBoard.url).port);
+      const result = await runScript(scriptEnv(dataDir, port));
+      expect(result.code).toBe(1);
+      expect(result.stderr).toMatch(holderPattern());
+      expect(result.stderr).toContain('which answers as another Roundtable board (with its own database and agents)');
+      expect(result.stdout + result.stderr).not.toMatch(/the board answers|401/);
+      expect(printedTokens(result.stdout + result.stderr)).toEqual([]);
+      expect(readdirSync(dataDir)).toEqual([]);
+    } finally {
+      await otherBoard.close();
     }
   });
 

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { api, daemonEnv, startBoard, token, writeAgentsFile, DEFAULT_AGENTS, runCli } from '../helpers/board.js';
+import { eventually } from '../helpers/eventually.js';
 
 
 const cli = runCli;
@@ -93,6 +94,32 @@ describe('environment validation', () => {
     const result = await cli(['run'], daemonEnv(dir, { ROUNDTABLE_TLS_CERT: '/tmp/cert.pem' }));
     expect(result.code).not.toBe(0);
     expect(result.stderr).toContain('ROUNDTABLE_TLS_KEY');
+  });
+});
+
+describe('plain HTTP beyond loopback', () => {
+  const WARNING = 'listening beyond loopback without TLS: tokens cross the network in clear';
+
+  async function startupLog(host: string): Promise<string[]> {
+    const board = await startBoard({ env: { ROUNDTABLE_HOST: host } });
+    try {
+      await eventually('the "board started" log line', () => board.output().stderr.includes('"msg":"board started"'));
+      return board.output().stderr.split('\n');
+    } finally {
+      await board.stop();
+    }
+  }
+
+  it('a board on 0.0.0.0 without TLS logs one warning naming the address and the fix; on loopback it does not', async () => {
+    // 0.0.0.0 on a random port for a moment: the only way to see the warning of a real start. Nothing is sent.
+    const exposed = (await startupLog('0.0.0.0')).filter((line) => line.includes(WARNING));
+    expect(exposed).toHaveLength(1);
+    expect(JSON.parse(exposed[0]!)).toMatchObject({
+      level: 40,
+      address: '0.0.0.0',
+      fix: expect.stringMatching(/ROUNDTABLE_TLS_CERT and ROUNDTABLE_TLS_KEY.*TLS reverse proxy of docs\/DEPLOY\.md/),
+    });
+    expect((await startupLog('127.0.0.1')).filter((line) => line.includes(WARNING))).toEqual([]);
   });
 });
 

@@ -3,6 +3,7 @@ import { copyFileSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:tls';
 import { expect, it } from 'vitest';
 import { startBoard } from '../helpers/board.js';
+import { eventually } from '../helpers/eventually.js';
 import { makeTestPki, tlsEnv } from '../helpers/tls.js';
 
 /** The issuer common name of the certificate the board presents on a new connection. */
@@ -17,14 +18,6 @@ function presentedIssuer(port: number): Promise<string> {
   });
 }
 
-async function eventually(check: () => Promise<boolean>, timeoutMs = 5_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > until) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 it('SIGHUP reloads the certificate and key; a broken pair is logged and the one in use stays', async () => {
   const first = makeTestPki('First CA');
   const renewed = makeTestPki('Renewed CA');
@@ -34,11 +27,11 @@ it('SIGHUP reloads the certificate and key; a broken pair is logged and the one 
     copyFileSync(renewed.serverCert, first.serverCert);
     copyFileSync(renewed.serverKey, first.serverKey);
     board.process.kill('SIGHUP');
-    await eventually(async () => (await presentedIssuer(board.port)) === 'Renewed CA');
+    await eventually('the renewed certificate to be presented', async () => (await presentedIssuer(board.port)) === 'Renewed CA');
 
     writeFileSync(first.serverCert, 'not a certificate');
     board.process.kill('SIGHUP');
-    await eventually(async () => board.output().stderr.includes('TLS certificate reload failed'));
+    await eventually('the failed reload to be logged', () => board.output().stderr.includes('TLS certificate reload failed'));
     expect(await presentedIssuer(board.port)).toBe('Renewed CA');
   } finally {
     await board.stop();

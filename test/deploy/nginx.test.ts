@@ -15,6 +15,7 @@ import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, startBoard, type TestBoard } from '../helpers/board.js';
 import { body, BRIDGE_BIN, bridgeEnv, startBridge } from '../helpers/bridge.js';
+import { eventually } from '../helpers/eventually.js';
 import { freePort } from '../helpers/net.js';
 import { spawnTracked, stopProcess } from '../helpers/processes.js';
 
@@ -127,19 +128,19 @@ function http(options: { port: number; path: string; host: string }): Promise<An
 }
 
 async function waitForPort(port: number, child: ChildProcess, output: () => string): Promise<void> {
-  const until = Date.now() + 15_000;
-  for (;;) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`nginx exited (${child.exitCode ?? child.signalCode}):\n${output()}`);
-    const open = await new Promise<boolean>((resolve) => {
-      const socket = connect(port, '127.0.0.1', () => {
-        socket.destroy();
-        resolve(true);
+  try {
+    await eventually(`nginx to listen on ${port}`, async () => {
+      if (child.exitCode !== null || child.signalCode !== null) throw new Error(`nginx exited (${child.exitCode ?? child.signalCode})`);
+      return new Promise<boolean>((resolve) => {
+        const socket = connect(port, '127.0.0.1', () => {
+          socket.destroy();
+          resolve(true);
+        });
+        socket.on('error', () => resolve(false));
       });
-      socket.on('error', () => resolve(false));
     });
-    if (open) return;
-    if (Date.now() > until) throw new Error(`nginx did not listen on ${port} within 15 s:\n${output()}`);
-    await new Promise((r) => setTimeout(r, 50));
+  } catch (error) {
+    throw new Error(`${(error as Error).message}:\n${output()}`);
   }
 }
 

@@ -169,3 +169,36 @@ export async function runCli(args: string[], env: Record<string, string>, timeou
     return { code: e.code, stdout: e.stdout, stderr: e.stderr };
   }
 }
+
+export interface McpAnswer {
+  status: number;
+  /** The JSON-RPC response, or undefined when the body was not JSON. */
+  body: any;
+}
+
+/** Posts one raw JSON-RPC message to /mcp, as any client could: no SDK checks the message on its way out. */
+export async function mcpRaw(board: TestBoard, agent: string, message: unknown, options: { rawBody?: string } = {}): Promise<McpAnswer> {
+  const response = await fetch(`${board.url}/mcp`, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${board.tokens[agent] ?? agent}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2025-11-25',
+    },
+    body: options.rawBody ?? JSON.stringify(message),
+  });
+  const text = await response.text();
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = undefined;
+  }
+  return { status: response.status, body };
+}
+
+/** A tools/call through mcpRaw; the arguments object goes out exactly as given (JSON.stringify keeps an own "__proto__"). */
+export function mcpCallRaw(board: TestBoard, agent: string, tool: string, args: unknown, id: number | string = 1): Promise<McpAnswer> {
+  return mcpRaw(board, agent, { jsonrpc: '2.0', id, method: 'tools/call', params: { name: tool, arguments: args } });
+}

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ROOT } from './board.js';
+import { eventually } from './eventually.js';
 
 export const BRIDGE_BIN = join(ROOT, 'bridge/bin/roundtable-bridge.js');
 
@@ -54,14 +55,12 @@ export function isAlive(pid: number): boolean {
   }
 }
 
-export async function waitForExit(pid: number, timeoutMs = 5_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (isAlive(pid)) {
-    if (Date.now() > until) {
-      process.kill(pid, 'SIGKILL');
-      throw new Error(`bridge ${pid} still running ${timeoutMs} ms after its stdin closed`);
-    }
-    await new Promise((r) => setTimeout(r, 20));
+export async function waitForExit(pid: number, timeoutMs = 10_000): Promise<void> {
+  try {
+    await eventually(`bridge ${pid} to exit after its stdin closed`, () => !isAlive(pid), { timeoutMs, intervalMs: 20 });
+  } catch (error) {
+    process.kill(pid, 'SIGKILL');
+    throw error;
   }
 }
 

@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { api, startBoard, type AgentSpec, type TestBoard } from '../helpers/board.js';
+import { eventually, sleep } from '../helpers/eventually.js';
 
 async function withBoard<T>(agents: AgentSpec[] | undefined, run: (board: TestBoard) => Promise<T>): Promise<T> {
   const board = await startBoard(agents ? { agents } : {});
@@ -80,13 +81,39 @@ async function waitCall(board: TestBoard, agent: string, timeoutS: number) {
   return { ...answer.body, returnedAt: performance.now() } as Record<string, any> & { returnedAt: number };
 }
 
+/** Whether each named agent is parked in wait_for_activity now, as `members` tells it (asked by `asker`). */
+async function waitingNow(board: TestBoard, asker: string, agents: string[]): Promise<boolean> {
+  const members = (await api(board, asker, 'members')).body.members as Array<{ name: string; waiting: boolean }>;
+  return agents.every((name) => members.find((m) => m.name === name)!.waiting);
+}
+
+/** Counts the presence events a signed-in page hears: one as each wait_for_activity call parks (and one as it ends). */
+async function presenceEvents(board: TestBoard, agent: string): Promise<{ count(): number; close(): void }> {
+  const signIn = await fetch(`${board.url}/session`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ token: board.tokens[agent] }),
+  });
+  expect(signIn.status).toBe(200);
+  const cookie = /rt_session=[^;]+/.exec(signIn.headers.get('set-cookie') ?? '')![0];
+  const controller = new AbortController();
+  const response = await fetch(`${board.url}/events`, { headers: { cookie }, signal: controller.signal });
+  expect(response.status).toBe(200);
+  let text = '';
+  void (async () => {
+    const decoder = new TextDecoder();
+    for await (const chunk of response.body!) text += decoder.decode(chunk as Uint8Array, { stream: true });
+  })().catch(() => undefined); // ends with an abort
+  return { count: () => text.match(/^event: presence$/gm)?.length ?? 0, close: () => controller.abort() };
+}
+
 describe('wait_for_activity', () => {
   it('wakes within 100 ms of an event that concerns the caller, and not for one that does not', async () => {
     await withBoard(undefined, async (board) => {
       // w3 has no skills: a task needing python does not concern it; w2 has python.
       const w2 = waitCall(board, 'w2', 10);
-      const w3 = waitCall(board, 'w3', 2);
-      await new Promise((r) => setTimeout(r, 300));
+      const w3 = waitCall(board, 'w3', 4);
+      await eventually('w2 and w3 to be waiting', () => waitingNow(board, 'lead', ['w2', 'w3']));
       await api(board, 'w1', 'post', { to: ['lead'], text: 'not for w2 or w3' });
       const created = await api(board, 'lead', 'create_task', { title: 'needs python', required_skills: ['python'] });
       const createdAt = performance.now();
@@ -97,7 +124,7 @@ describe('wait_for_activity', () => {
       expect(woke.returnedAt - createdAt).toBeLessThan(100);
       const slept = await w3;
       expect(slept.reason).toBe('timeout');
-      expect(slept.waited_ms).toBeGreaterThanOrEqual(1900);
+      expect(slept.waited_ms).toBeGreaterThanOrEqual(3900);
     });
   });
 
@@ -112,12 +139,12 @@ describe('wait_for_activity', () => {
       const id = (await api(board, 'lead', 'create_task', { title: 't' })).body.task.id;
       await api(board, 'w1', 'claim_task', { task_id: id });
       const leader = waitCall(board, 'lead', 10);
-      await new Promise((r) => setTimeout(r, 200));
+      await eventually('the leader to be waiting', () => waitingNow(board, 'w2', ['lead']));
       await api(board, 'w1', 'submit_result', { task_id: id, result: 'r' });
       expect(await leader).toMatchObject({ reason: 'activity', to_review: 1 });
 
       const worker = waitCall(board, 'w1', 10);
-      await new Promise((r) => setTimeout(r, 200));
+      await eventually('w1 to be waiting', () => waitingNow(board, 'w2', ['w1']));
       await api(board, 'lead', 'review_task', { task_id: id, verdict: 'approve' });
       const told = await worker;
       expect(told.reason).toBe('activity');
@@ -131,14 +158,18 @@ describe('wait_for_activity', () => {
   it('200 idle waiters cost no measurable CPU, and all wake when work arrives', async () => {
     const agents: AgentSpec[] = [{ name: 'lead', role: 'leader' }, ...Array.from({ length: 4 }, (_, i): AgentSpec => ({ name: `w${i}`, role: 'worker' }))];
     await withBoard(agents, async (board) => {
+      const presence = await presenceEvents(board, 'lead');
       const waits = Array.from({ length: 200 }, (_, i) => waitCall(board, `w${i % 4}`, 30));
-      await new Promise((r) => setTimeout(r, 1500));
+      // Each call announces its presence in the same tick as it parks: 200 events, all 200 are parked.
+      await eventually('all 200 waiters to be parked', () => presence.count() >= 200);
+      presence.close();
       const cpu = () => {
         const fields = readFileSync(`/proc/${board.process.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
         return Number(fields[11]) + Number(fields[12]);
       };
       const before = cpu();
-      await new Promise((r) => setTimeout(r, 3000));
+      // A window in which nothing may happen: a loaded machine only delays work, it cannot add daemon CPU ticks.
+      await sleep(3000);
       const ticks = cpu() - before;
       // Clock ticks are 10 ms: idle means at most a few ticks over 3 s (well under 1% of a core).
       expect(ticks).toBeLessThanOrEqual(5);
@@ -154,14 +185,16 @@ describe('members', () => {
     await withBoard(undefined, async (board) => {
       const id = (await api(board, 'lead', 'create_task', { title: 'held' })).body.task.id;
       await api(board, 'w1', 'claim_task', { task_id: id });
-      const waiting = waitCall(board, 'w2', 1);
-      await new Promise((r) => setTimeout(r, 200));
+      const waiting = waitCall(board, 'w2', 30);
+      await eventually('w2 to be waiting', () => waitingNow(board, 'lead', ['w2']));
       const list = (await api(board, 'lead', 'members')).body.members as Array<Record<string, any>>;
       const by = Object.fromEntries(list.map((m) => [m.name, m]));
       expect(by['w1']).toMatchObject({ state: 'active', waiting: false, holding: [{ id, title: 'held', status: 'claimed' }] });
       expect(by['w2']).toMatchObject({ state: 'active', waiting: true, holding: [] });
       expect(by['w3']).toMatchObject({ state: 'gone', waiting: false, last_seen: null });
-      await waiting;
+      // A word to w2 ends its wait at once.
+      await api(board, 'lead', 'post', { to: 'w2', text: 'wake up' });
+      expect((await waiting).reason).toBe('activity');
       // A client that goes away stops waiting at once.
       const controller = new AbortController();
       const abandoned = fetch(`${board.url}/api/v1/tools/wait_for_activity`, {
@@ -170,12 +203,10 @@ describe('members', () => {
         body: JSON.stringify({ timeout_s: 30 }),
         signal: controller.signal,
       }).catch(() => 'aborted');
-      await new Promise((r) => setTimeout(r, 300));
-      expect(((await api(board, 'lead', 'members')).body.members as Array<{ name: string; waiting: boolean }>).find((m) => m.name === 'w3')!.waiting).toBe(true);
+      await eventually('w3 to be waiting', () => waitingNow(board, 'lead', ['w3']));
       controller.abort();
       expect(await abandoned).toBe('aborted');
-      await new Promise((r) => setTimeout(r, 300));
-      expect(((await api(board, 'lead', 'members')).body.members as Array<{ name: string; waiting: boolean }>).find((m) => m.name === 'w3')!.waiting).toBe(false);
+      await eventually('w3 to stop waiting once its client left', async () => !(await waitingNow(board, 'lead', ['w3'])));
     });
   });
 });

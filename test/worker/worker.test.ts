@@ -3,11 +3,13 @@
 import { randomBytes } from 'node:crypto';
 import type { ChildProcess } from 'node:child_process';
 import type { IncomingHttpHeaders } from 'node:http';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { api, ROOT, startBoard, type StartOptions, type TestBoard } from '../helpers/board.js';
+import { eventually, sleep } from '../helpers/eventually.js';
 import { fakeModel, type FakeModel, type ModelReply } from '../helpers/fake-model.js';
 import { standInServer } from '../helpers/net.js';
 import { spawnTracked, stopProcess } from '../helpers/processes.js';
@@ -156,19 +158,26 @@ function startWorker(env: Record<string, string>): WorkerRun {
   return run;
 }
 
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
+/** Whether the agent is parked in wait_for_activity now: it has looked at the board and found nothing to do. */
+async function waitingNow(b: TestBoard, agent: string): Promise<boolean> {
+  const members = (await api(b, 'lead', 'members')).body['members'] as Array<{ name: string; waiting: boolean }>;
+  return members.find((m) => m.name === agent)!.waiting;
 }
 
-/** Polls until `check` returns a truthy value. */
-async function until<T>(what: string, check: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
+/** How many finished calls of `tool` the audit log holds for the agent (read-only, while the daemon runs). */
+function auditedCalls(b: TestBoard, agent: string, tool: string): number {
+  const db = new Database(b.dbPath, { readonly: true });
+  try {
+    return db.prepare('SELECT COUNT(*) FROM audit_log WHERE agent = ? AND tool = ?').pluck().get(agent, tool) as number;
+  } finally {
+    db.close();
   }
+}
+
+/** Waits until the worker has been round its loop `rounds` more times: each round asks the board with wait_for_activity. */
+async function moreLoops(b: TestBoard, agent: string, rounds: number): Promise<void> {
+  const from = auditedCalls(b, agent, 'wait_for_activity');
+  await eventually(`${agent} to look at the board ${rounds} more times`, () => auditedCalls(b, agent, 'wait_for_activity') >= from + rounds);
 }
 
 async function createTask(b: TestBoard, args: Record<string, unknown>): Promise<number> {
@@ -184,10 +193,14 @@ async function getTask(b: TestBoard, id: number): Promise<any> {
 }
 
 async function waitForStatus(b: TestBoard, id: number, status: string, timeoutMs?: number): Promise<any> {
-  return until(`task ${id} to be ${status}`, async () => {
-    const detail = await getTask(b, id);
-    return detail.task.status === status ? detail : undefined;
-  }, timeoutMs);
+  return eventually(
+    `task ${id} to be ${status}`,
+    async () => {
+      const detail = await getTask(b, id);
+      return detail.task.status === status ? detail : undefined;
+    },
+    timeoutMs === undefined ? {} : { timeoutMs },
+  );
 }
 
 function count(text: string, pattern: RegExp): number {
@@ -212,6 +225,28 @@ describe('configuration is checked at start', () => {
     const ftp = startWorker(workerEnv(fakeBoard, 'w1', undefined, { WORKER_MODEL_BASE_URL: 'ftp://127.0.0.1/v1' }));
     expect(await ftp.exited()).toBe(1);
     expect(ftp.stderr()).toMatch(/WORKER_MODEL_BASE_URL/);
+  });
+
+  it('--help and --version answer with exit 0 and need no environment; --help names every setting the worker reads', async () => {
+    const run = async (flag: string) => {
+      const child = spawnTracked(process.execPath, [WORKER_BIN, flag], { env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin' }, stdio: ['ignore', 'pipe', 'pipe'] });
+      let stdout = '';
+      let stderr = '';
+      child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
+      child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+      const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
+      return { code, stdout, stderr };
+    };
+    const help = await run('--help');
+    expect(help).toMatchObject({ code: 0, stderr: '' });
+    expect(help.stdout).toMatch(/^roundtable-worker \d+\.\d+\.\d+: /);
+    const settings = new Set(readFileSync(join(ROOT, 'bridge/src/worker/config.ts'), 'utf8').match(/\b(?:ROUNDTABLE|WORKER)_[A-Z_]+\b/g));
+    expect(settings.size).toBeGreaterThan(5);
+    for (const name of settings) expect(help.stdout).toContain(name);
+    expect(await run('-h')).toMatchObject({ code: 0, stdout: help.stdout });
+    const version = await run('--version');
+    expect(version).toMatchObject({ code: 0, stderr: '' });
+    expect(version.stdout).toMatch(/^\d+\.\d+\.\d+\n$/);
   });
 
   it('names a missing WORKER_API_KEY and a bad WORKER_MAX_FAILURES', async () => {
@@ -242,7 +277,8 @@ describe('claiming and answering', () => {
     const needsPython = await createTask(b, { title: 'needs python', required_skills: ['python'] });
     const worker = startWorker(workerEnv(b, 'w2', m));
     await worker.waitForLine(new RegExp(`submitted task ${needsPython}\\b`));
-    await sleep(1200); // several poll intervals
+    // Parked on the board: it has looked again since submitting and found nothing it may claim.
+    await eventually('w2 to be waiting on the board', () => waitingNow(b, 'w2'));
     expect(await worker.stop()).toBe(0);
     for (const id of [needsSql, forW1]) {
       const detail = await getTask(b, id);
@@ -260,7 +296,7 @@ describe('claiming and answering', () => {
     const m = await model();
     const worker = startWorker(workerEnv(b, 'w1', m, { WORKER_POLL_INTERVAL: '60' }));
     await worker.waitForLine(/started as w1/);
-    await sleep(500); // now waiting on the board with nothing to do
+    await eventually('w1 to be waiting on the board with nothing to do', () => waitingNow(b, 'w1'));
     const started = Date.now();
     const id = await createTask(b, { title: 'arrives while idle' });
     await worker.waitForLine(new RegExp(`claimed task ${id}\\b`), 5_000);
@@ -348,7 +384,8 @@ describe('failures', () => {
     const good = await createTask(b, { title: 'model answers' });
     const worker = startWorker(workerEnv(b, 'w3', m)); // default cool-down: 900 s
     await worker.waitForLine(new RegExp(`submitted task ${good}\\b`));
-    await sleep(1200); // several poll intervals: nothing is retried
+    // The failed tasks are open and claimable, so each round of its loop the worker sees them and passes them by.
+    await moreLoops(b, 'w3', 3);
     expect(await worker.stop()).toBe(0);
 
     const log = worker.stderr();
@@ -405,7 +442,9 @@ describe('failures', () => {
     // A short cool-down, so without the cap the failed tasks would be retried.
     const worker = startWorker(workerEnv(b, 'w1', m, { WORKER_MAX_TASKS_PER_HOUR: '2', WORKER_COOLDOWN_SECONDS: '1' }));
     await worker.waitForLine(/quota wait: 2 model calls in the last hour \(limit 2\)/);
-    await sleep(2000); // past the cool-down and many poll intervals
+    // A window in which no call may happen. The worker is asleep in its quota wait (an hour): nothing to wait for on the
+    // board, and the 1 s cool-down is wall-clock, so a slow machine cannot end this window before the cool-down has passed.
+    await sleep(2000);
     expect(m.requests).toHaveLength(2);
     expect(await worker.stop()).toBe(0);
     const log = worker.stderr();
@@ -427,7 +466,9 @@ describe('failures', () => {
     const id = await createTask(b, { title: 'hopeless' });
     const worker = startWorker(workerEnv(b, 'w1', m, { WORKER_COOLDOWN_SECONDS: '1', WORKER_MAX_FAILURES: '3' }));
     await worker.waitForLine(new RegExp(`gave up on task ${id} after 3 failures; posted a help_request`), 20_000);
-    await sleep(1800); // past the cool-down: no fourth attempt
+    // Past the 1 s cool-down (wall-clock, which a slow machine cannot shorten), then round its loop twice: no fourth attempt.
+    await sleep(1200);
+    await moreLoops(b, 'w1', 2);
     expect(await worker.stop()).toBe(0);
 
     expect(m.requests).toHaveLength(3);
@@ -516,7 +557,7 @@ describe('start-up and stop', () => {
     const m = await model();
     const worker = startWorker(workerEnv(b, 'w1', m));
     await worker.waitForLine(/started as w1/);
-    await sleep(500);
+    await eventually('w1 to be idle, waiting on the board', () => waitingNow(b, 'w1'));
     const code = await worker.stop('SIGINT');
     expect(code).toBe(0);
     expect(worker.stderr()).toMatch(/SIGINT: stopping\n(.*\n)*.*stopped\n$/);
@@ -529,11 +570,11 @@ describe('start-up and stop', () => {
     const id = await createTask(b, { title: 'slow one [hang]' });
     const worker = startWorker(workerEnv(b, 'w1', m));
     await worker.waitForLine(new RegExp(`asked model for task ${id}\\b`));
-    await until('the model to receive the call', () => m.requests.length === 1);
+    await eventually('the model to receive the call', () => m.requests.length === 1);
     expect((await getTask(b, id)).task).toMatchObject({ status: 'claimed', assignee: 'w1' });
     const code = await worker.stop('SIGINT');
     expect(code).toBe(0);
-    await until('the model connection to be aborted', () => m.aborted >= 1, 5_000);
+    await eventually('the model connection to be aborted', () => m.aborted >= 1);
     expect(m.aborted).toBe(1);
     const detail = await getTask(b, id);
     expect(detail.task).toMatchObject({ status: 'open', assignee: null, result: null });
@@ -553,7 +594,7 @@ describe('one process per token', () => {
     const id = await createTask(b, { title: 'long job' });
     const first = startWorker(workerEnv(b, 'w1', m));
     await first.waitForLine(new RegExp(`asked model for task ${id}\\b`));
-    await until('the model to receive the call', () => m.requests.length === 1);
+    await eventually('the model to receive the call', () => m.requests.length === 1);
 
     const second = startWorker(workerEnv(b, 'w1', m));
     expect(await second.exited()).toBe(1);

@@ -10,8 +10,35 @@ import { ModelWorker, WorkerStartError } from './worker.js';
 
 setProgram('roundtable-worker');
 
+// Printed without reading any setting, so it works before the environment is set up.
+const HELP = `roundtable-worker ${VERSION}: put an API-only model (OpenAI-compatible chat completions) on a Roundtable
+board as a worker: it claims tasks it has the skills for, asks the model, and submits the answer.
+
+Usage: roundtable-worker            run until Ctrl+C or SIGTERM
+       roundtable-worker --help | --version
+
+Settings, all from the environment (docs/WORKER.md):
+  ROUNDTABLE_URL              the board: https://..., or http:// to a loopback host (required)
+  ROUNDTABLE_PROFILE          keychain account, as given to \`roundtable-bridge login --profile\`
+  WORKER_MODEL_BASE_URL       the API, up to before /chat/completions, e.g. https://api.deepseek.com/v1 (required)
+  WORKER_MODEL_NAME           the model, e.g. deepseek-chat (required)
+  WORKER_API_KEY              the model API's key, sent only in the Authorization header (required)
+  WORKER_POLL_INTERVAL        seconds to pause when work exists that it cannot take now (default 10)
+  WORKER_MAX_TASKS_PER_HOUR   model calls per rolling hour, failures included (default 10)
+  WORKER_MODEL_TIMEOUT        seconds for one model call (default 120)
+  WORKER_COOLDOWN_SECONDS     after a failure, the task is not tried again for this long (default 900)
+  WORKER_MAX_FAILURES         failures on a task before it gives up on it (default 3)
+
+The worker's token (a worker's, one process per token) is found as the bridge finds it: ROUNDTABLE_TOKEN,
+then the OS keychain (roundtable-bridge login), then ROUNDTABLE_TOKEN_FILE (mode 600).`;
+
 async function main(): Promise<number> {
-  if (process.argv.includes('--version')) {
+  const args = process.argv.slice(2);
+  if (args.includes('--help') || args.includes('-h')) {
+    print(HELP);
+    return 0;
+  }
+  if (args.includes('--version')) {
     print(VERSION);
     return 0;
   }

@@ -8,7 +8,12 @@ import { log } from '../log.js';
 export const onError: ErrorHandler = (error, c) => {
   let boardError: BoardError;
   if (error instanceof BoardError) boardError = error;
-  else if (error instanceof HTTPException && error.status === 413) boardError = new InvalidInput('the request body is too large; the limit is 1 MB');
+  else if (error instanceof HTTPException && error.status === 413) {
+    boardError = new InvalidInput('the request body is too large; the limit is 1 MB');
+    // The rest of the body is still unread and the server drops the socket after answering: say so, so that a
+    // keep-alive client opens a new connection for its next request instead of failing on this one.
+    c.header('Connection', 'close');
+  }
   else {
     log.error('request failed unexpectedly', { path: c.req.path, error: String(error.stack ?? error) });
     boardError = new Internal();

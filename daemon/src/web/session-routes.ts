@@ -16,6 +16,7 @@ export interface SessionRoutesOptions {
 }
 
 const MAX_TOKEN_CHARS = 1024;
+const HOW_TO_SIGN_IN = 'send {"token": "<your agent token>"} as JSON, or a form with a token field';
 
 export function sessionRoutes(options: SessionRoutesOptions): Hono<{ Variables: SessionVariables }> {
   const routes = new Hono<{ Variables: SessionVariables }>();
@@ -55,17 +56,12 @@ async function readToken(c: Context): Promise<{ token: string; form: boolean }> 
   const type = (c.req.header('content-type') ?? '').toLowerCase();
   const form = type.startsWith('application/x-www-form-urlencoded') || type.startsWith('multipart/form-data');
   let value: unknown;
-  if (form) {
-    value = (await c.req.parseBody())['token'];
-  } else {
-    try {
-      value = ((await c.req.json()) as { token?: unknown } | null)?.token;
-    } catch {
-      throw new InvalidInput('send {"token": "<your agent token>"} as JSON, or a form with a token field');
-    }
+  // A body that does not parse (a multipart body without its boundary, say) is the sender's mistake, not ours.
+  try {
+    value = form ? (await c.req.parseBody())['token'] : ((await c.req.json()) as { token?: unknown } | null)?.token;
+  } catch {
+    throw new InvalidInput(HOW_TO_SIGN_IN);
   }
-  if (typeof value !== 'string' || value.length === 0 || value.length > MAX_TOKEN_CHARS) {
-    throw new InvalidInput('send {"token": "<your agent token>"} as JSON, or a form with a token field');
-  }
+  if (typeof value !== 'string' || value.length === 0 || value.length > MAX_TOKEN_CHARS) throw new InvalidInput(HOW_TO_SIGN_IN);
   return { token: value.trim(), form };
 }

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { LIMITS } from '../limits.js';
 import { MESSAGE_KINDS, VERDICTS } from '../states.js';
-import { agentName, boundedText, optionalText, skill, taskId } from '../fields.js';
+import { agentName, boundedText, optionalText, skill, taskId, wellFormedText } from '../fields.js';
 import {
   activitySchema,
   messageSchema,
@@ -49,7 +49,9 @@ export const listTasks = defineTool({
       .min(1, { error: `limit must be between 1 and ${LIMITS.listMax}` })
       .max(LIMITS.listMax, { error: `limit must be between 1 and ${LIMITS.listMax}` })
       .optional(),
-    cursor: z.string({ error: 'cursor must be the next_cursor string of an earlier page' }).max(LIMITS.cursor).optional(),
+    cursor: wellFormedText('cursor', 'cursor must be the next_cursor string of an earlier page')
+      .max(LIMITS.cursor, { error: `cursor is longer than ${LIMITS.cursor} characters; pass back the next_cursor of an earlier page unchanged` })
+      .optional(),
   }),
   output: z.object({
     tasks: z.array(taskSummarySchema),
