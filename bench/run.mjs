@@ -10,6 +10,9 @@
 //   bridge_calls  per-call latency of get_task and claim_task through the bridge, straight to /mcp (Streamable HTTP)
 //                 and through mcp-remote, then the resident memory of the stdio processes
 //                 (MCP client helpers: bench/mcp-clients.mjs)
+//   wakeup, idle_waiters  the live layer (bench/live.mjs)
+//   lease_renewal  claim -> call -> call on today's daemon vs the daemon before leases, built from git (bench/leases.mjs)
+//   lease_sweep    how soon 1,000 lapsed leases on a 100,000-task board are reopened (bench/leases.mjs)
 // Each section is one async function that starts its own servers on 127.0.0.1 over its own seeded database copy,
 // measures, stops them, and adds rows to the shared report; adding a section means adding a function to SECTIONS.
 //
@@ -21,6 +24,7 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { benchEventStreams, benchIdleWaiters, benchWakeup } from './live.mjs';
+import { benchLeaseRenewal, benchLeaseSweep } from './leases.mjs';
 import { closeSync, copyFileSync, existsSync, fsyncSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -373,9 +377,8 @@ function seedClaimBoard(path) {
  * A board that has been in use for a while: old tasks are mostly done or cancelled with a few stale open ones,
  * the newest 10% are open, claimed or submitted. 0-2 required skills each; a tenth of open tasks are reserved.
  */
-function seedListBoard(path) {
+function seedListBoard(path, n = CONFIG.listTasks) {
   const rand = prng(3);
-  const n = CONFIG.listTasks;
   const base = Date.parse('2024-01-01T00:00:00Z');
   const workers = ['lister', 'helper', 'claimer', 'reader'];
   const pick = (list) => list[Math.floor(rand() * list.length)];
@@ -413,11 +416,13 @@ function seedListBoard(path) {
 // ---------------------------------------------------------------------------------------------------------------
 // Servers.
 
-function startDaemon(dbPath, agentsPath, baseEnv) {
+/** options.bin: another daemon build (the lease bench's baseline); options.env: more settings. */
+function startDaemon(dbPath, agentsPath, baseEnv, options = {}) {
   return startServer(
     'daemon',
-    [...CONFIG.daemonNodeArgs, DAEMON_BIN, 'run'],
+    [...CONFIG.daemonNodeArgs, options.bin ?? DAEMON_BIN, 'run'],
     {
+      ...options.env,
       ROUNDTABLE_HOST: '127.0.0.1',
       ROUNDTABLE_PORT: '0',
       ROUNDTABLE_DB_PATH: dbPath,
@@ -1051,7 +1056,7 @@ async function benchBridgeCalls() {
   });
 }
 
-const liveHelpers = () => ({ report, makeTempDir, writeAgents, startDaemon, stopServer, percentiles, fmt, TARGETS });
+const liveHelpers = () => ({ report, makeTempDir, writeAgents, startDaemon, stopServer, percentiles, fmt, TARGETS, ROOT, seedTasks: seedListBoard });
 
 const SECTIONS = [
   { name: 'get_task', run: benchGetTask },
@@ -1062,6 +1067,8 @@ const SECTIONS = [
   { name: 'wakeup', run: () => benchWakeup(liveHelpers(), { rounds: 200, seedPollS: 10 }) },
   { name: 'idle_waiters', run: () => benchIdleWaiters(liveHelpers(), { count: 1000, idleMs: 5000 }) },
   { name: 'event_streams', run: () => benchEventStreams(liveHelpers(), { streams: CONFIG.eventStreams, calls: CONFIG.eventStreamCalls, rounds: 4 }) },
+  { name: 'lease_renewal', run: () => benchLeaseRenewal(liveHelpers(), { rounds: 1500, block: 50 }) },
+  { name: 'lease_sweep', run: () => benchLeaseSweep(liveHelpers(), { tasks: 100_000, leases: 1000, spreadMs: 5000 }) },
 ];
 
 // ---------------------------------------------------------------------------------------------------------------

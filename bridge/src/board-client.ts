@@ -2,8 +2,9 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { KyInstance } from 'ky';
-import { findTool, isErrorCode, LIMITS, waitForActivity, type ErrorBody } from 'roundtable-shared';
+import { findTool, HEARTBEAT_PATH, isErrorCode, LIMITS, waitForActivity, type ErrorBody, type HeartbeatAnswer } from 'roundtable-shared';
 import type { BridgeConfig } from './config.js';
+import { refusedTokenMessage, type FoundToken } from './credentials.js';
 import { BadResponse, CallTimeout, DaemonUnreachable, TlsUntrusted } from './errors.js';
 import { createNodeFetch } from './http-transport.js';
 import { log } from './log.js';
@@ -17,8 +18,11 @@ export class BoardRefusal extends Error {
 
 export interface BoardClientOptions {
   readonly config: BridgeConfig;
-  /** Returns the token; called lazily, and again after a 401 in case a new one was stored meanwhile. */
-  readonly token: (refresh: boolean) => Promise<string>;
+  /**
+   * Returns the token; called lazily, and again after a 401 in case a new one was stored meanwhile. With its
+   * source, a refusal names where the token came from and how to replace it there.
+   */
+  readonly token: (refresh: boolean) => Promise<string | FoundToken>;
   readonly userAgent: string;
 }
 
@@ -82,6 +86,12 @@ export class BoardClient {
     return (await answer.json()) as Record<string, unknown>;
   }
 
+  /** Renews every claim the agent holds (not a tool call); says which it holds and how often to beat. */
+  async heartbeat(): Promise<HeartbeatAnswer> {
+    const answer = await this.send('post', HEARTBEAT_PATH, { what: 'the heartbeat' });
+    return (await answer.json()) as HeartbeatAnswer;
+  }
+
   /** Takes or renews this process's lease on the agent (one process per token). */
   async acquireInstance(instanceId: string): Promise<void> {
     await this.send('put', `api/v1/instances/${encodeURIComponent(instanceId)}`, { what: 'the instance lease' });
@@ -108,7 +118,8 @@ export class BoardClient {
     for (;;) {
       const remaining = deadline - Date.now();
       if (remaining <= 0) throw late();
-      const token = await this.options.token(tokenRefreshed);
+      const supplied = await this.options.token(tokenRefreshed);
+      const token = typeof supplied === 'string' ? supplied : supplied.token;
       try {
         return await client(path, {
           method,
@@ -132,10 +143,8 @@ export class BoardClient {
             continue;
           }
           if (status === 401) {
-            throw new BoardRefusal(
-              { error: { code: 'unauthorized', message: `the board refused this agent's token. Run \`roundtable-bridge login --url ${this.options.config.baseUrl}\` to store a valid one` } },
-              status,
-            );
+            const found = typeof supplied === 'string' ? undefined : supplied;
+            throw new BoardRefusal({ error: { code: 'unauthorized', message: refusedTokenMessage(found, this.options.config) } }, status);
           }
           if (status === 429 && !rateLimitWaited) {
             const waitMs = retryAfterMs(error.response, body);
@@ -155,7 +164,7 @@ export class BoardClient {
             await pause(RECONNECT_DELAYS_MS[reconnects++]!, deadline);
             continue;
           }
-          throw new DaemonUnreachable(`the board at ${this.options.config.baseUrl} cannot be reached (${cause})`);
+          throw new DaemonUnreachable(this.options.config.baseUrl, cause);
         }
         throw error;
       }
@@ -172,12 +181,11 @@ export class BoardClient {
       if (isNetworkError(error)) {
         const cause = networkCause(error);
         if (TLS_FAILURE.test(cause)) throw new TlsUntrusted(`the board's TLS certificate could not be verified (${cause})`);
-        throw new DaemonUnreachable(`the board at ${this.options.config.baseUrl} cannot be reached (${cause})`);
+        throw new DaemonUnreachable(this.options.config.baseUrl, cause);
       }
       throw error;
     }
   }
-
 }
 
 async function errorBodyOf(response: Response): Promise<ErrorBody> {

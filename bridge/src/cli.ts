@@ -2,8 +2,8 @@
 import { parseArgs } from 'node:util';
 import { BoardClient, BoardRefusal } from './board-client.js';
 import { loadBridgeConfig, type BridgeConfig } from './config.js';
-import { findToken, type FoundToken } from './credentials.js';
-import { BadConfig, BridgeError } from './errors.js';
+import { findToken, noTokenLine, type FoundToken } from './credentials.js';
+import { BadConfig, BridgeError, DaemonUnreachable, KeychainTimeout } from './errors.js';
 import { deleteTokenFromKeychain, KEYCHAIN_SERVICE, storeTokenInKeychain } from './keychain.js';
 import { log, setVerbose } from './log.js';
 import { serveStdio } from './serve.js';
@@ -34,17 +34,17 @@ The token is read, in order, from ROUNDTABLE_TOKEN, the OS keychain (service "${
 then ROUNDTABLE_TOKEN_FILE (a file of mode 600). It is never taken from the command line.
 `;
 
-function clientFor(config: BridgeConfig, token: (refresh: boolean) => Promise<string>): BoardClient {
+function clientFor(config: BridgeConfig, token: (refresh: boolean) => Promise<string | FoundToken>): BoardClient {
   return new BoardClient({ config, token, userAgent: `roundtable-bridge/${VERSION}` });
 }
 
 async function serve(config: BridgeConfig): Promise<void> {
   let found: Promise<FoundToken> | undefined;
-  // The token is looked up at the first tool call, so tools/list answers at once, and again after a 401.
+  // Looked up again after a 401 (a `login` may have stored a new token) and after a failure.
   const token = async (refresh: boolean) => {
     if (refresh || !found) found = findToken(config.account);
     try {
-      return (await found).token;
+      return await found;
     } catch (error) {
       found = undefined;
       throw error;
@@ -52,6 +52,16 @@ async function serve(config: BridgeConfig): Promise<void> {
   };
   await serveStdio({ client: clientFor(config, token), version: VERSION });
   log.debug('serving over stdio', { board: config.baseUrl });
+  // Looked up once in the background after start, so tools/list is not held up by the keychain, and a bridge
+  // with no token says so in its log at once instead of at the first tool call.
+  const first = findToken(config.account);
+  found ??= first;
+  first.catch((error: unknown) => {
+    log.warn(noTokenLine(error, config));
+    // A stuck Secret Service would hold the bridge up again if asked at once, so the first tool call gets this
+    // answer; any other failure is quick to look up afresh, and a `login` meanwhile is then seen.
+    if (found === first && !(error instanceof KeychainTimeout)) found = undefined;
+  });
 }
 
 async function login(config: BridgeConfig, tokenFromStdin: boolean): Promise<number> {
@@ -92,17 +102,23 @@ async function status(config: BridgeConfig): Promise<number> {
     ok = false;
     print(`token:    none usable: ${describe(error)}`);
   }
-  const client = clientFor(config, async () => found?.token ?? '');
+  const client = clientFor(config, async () => found ?? '');
+  let reachable = false;
   try {
     const started = performance.now();
     const board = await client.status();
     const rtt = performance.now() - started;
+    reachable = true;
     print(`daemon:   reachable, ${rtt.toFixed(1)} ms round trip; ${String(board['board'])} version ${String(board['version'])}`);
   } catch (error) {
     ok = false;
-    print(`daemon:   not reachable: ${describe(error)}`);
+    if (error instanceof DaemonUnreachable) {
+      print(`daemon:   nothing answers at ${error.url} (${error.reason}). Check that the board's daemon is running (on its machine: \`roundtable run\`, or \`systemctl status roundtable\`) and that the URL is right (--url or ROUNDTABLE_URL)`);
+    } else {
+      print(`daemon:   not reachable: ${describe(error)}`);
+    }
   }
-  if (found) {
+  if (found && reachable) {
     try {
       const me = await client.callTool('whoami', {});
       print(`agent:    ${String(me['name'])} (${String(me['role'])})${(me['skills'] as string[]).length ? `, skills: ${(me['skills'] as string[]).join(', ')}` : ''}`);
@@ -110,6 +126,8 @@ async function status(config: BridgeConfig): Promise<number> {
       ok = false;
       print(`agent:    ${describe(error)}`);
     }
+  } else if (found) {
+    print('agent:    not checked: the board did not answer');
   }
   return ok ? 0 : 1;
 }

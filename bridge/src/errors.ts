@@ -69,6 +69,10 @@ export class TokenFileInsecure extends BridgeError {
 export class DaemonUnreachable extends BridgeError {
   readonly code = 'daemon_unreachable' as const;
   readonly fix = 'Check that the board is running (`roundtable-bridge status`) and that the URL is right; this call can be retried once it is back';
+  /** `reason` is the system error code, e.g. ECONNREFUSED. */
+  constructor(readonly url: string, readonly reason: string) {
+    super(`the board at ${url} cannot be reached (${reason})`);
+  }
 }
 
 export class TlsUntrusted extends BridgeError {

@@ -4,6 +4,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { registerBoardTools, SERVER_INSTRUCTIONS, type ToolErrorBody } from 'roundtable-shared';
 import { BoardRefusal, type BoardClient } from './board-client.js';
 import { BridgeError } from './errors.js';
+import { Heartbeat } from './heartbeat.js';
 import { log } from './log.js';
 
 export function toErrorBody(error: unknown): ToolErrorBody {
@@ -17,12 +18,18 @@ export async function serveStdio(options: { client: BoardClient; version: string
   const server = new Server({ name: 'roundtable', version: options.version }, { capabilities: { tools: {} }, instructions: SERVER_INSTRUCTIONS });
   let inFlight = 0;
   let closing: string | undefined;
-  const exit = () => void server.close().finally(() => process.exit(0));
+  const heartbeat = new Heartbeat({ beat: () => options.client.heartbeat() });
+  const exit = () => {
+    heartbeat.stop();
+    void server.close().finally(() => process.exit(0));
+  };
   registerBoardTools(server, {
     call: async (name, args) => {
       inFlight++;
       try {
-        return await options.client.callTool(name, args);
+        const output = await options.client.callTool(name, args);
+        heartbeat.afterCall(name);
+        return output;
       } finally {
         inFlight--;
         // After stdin closed, answer what was already asked, then leave.

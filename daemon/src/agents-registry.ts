@@ -15,6 +15,7 @@ export class AgentRegistry {
   private digest: string;
   private watcher: FSWatcher | undefined;
   private debounce: NodeJS.Timeout | undefined;
+  private readonly revokedListeners = new Set<(names: string[]) => void>();
 
   constructor(
     private readonly path: string,
@@ -23,6 +24,12 @@ export class AgentRegistry {
   ) {
     this.current = loadAgentsFile(path);
     this.digest = digestOf(readFileSync(path, 'utf8'));
+  }
+
+  /** Tells `listener` the names whose token a reload removed or rotated, so what they hold open can end at once. */
+  onRevoked(listener: (names: string[]) => void): () => void {
+    this.revokedListeners.add(listener);
+    return () => this.revokedListeners.delete(listener);
   }
 
   /** The directory in force now; callers ask on every request, so a reload applies from the next one. */
@@ -53,6 +60,8 @@ export class AgentRegistry {
     const agents = this.current.list();
     for (const a of agents) before.delete(a.name);
     if (before.size) this.onRemoved([...before]);
+    const revoked = this.current.revokedSince(previous);
+    if (revoked.length) for (const listener of this.revokedListeners) listener(revoked);
     log.info('agents reloaded', { file: this.path, reason, agents: agents.length, names: agents.map((a) => a.name) });
     for (const name of this.current.plaintextTokenAgents) log.warn('agents.json holds a plaintext token; prefer token_sha256', { agent: name });
     return true;

@@ -91,6 +91,11 @@ export class AgentDirectory {
   list(): Agent[] {
     return this.entries.map(publicAgent);
   }
+
+  /** The names of `previous` whose token no longer names them here: removed, or given another token. */
+  revokedSince(previous: AgentDirectory): string[] {
+    return previous.entries.filter((old) => !this.byName.get(old.name)?.tokenHash.equals(old.tokenHash)).map((old) => old.name);
+  }
 }
 
 function publicAgent(entry: AgentEntry): Agent {

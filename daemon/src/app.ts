@@ -3,6 +3,7 @@ import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { AgentDirectory } from './agents.js';
 import type { ToolDispatcher } from './board/dispatch.js';
+import type { Leases } from './board/leases.js';
 import type { Config } from './config.js';
 import type { EventBus } from './events.js';
 import { apiRoutes } from './http/api.js';
@@ -21,6 +22,7 @@ export interface AppOptions {
   readonly store: BoardStore;
   readonly agents: () => AgentDirectory;
   readonly dispatcher: ToolDispatcher;
+  readonly leases: Leases;
   readonly events: EventBus;
   /** The board's parts the web page reads through (the same instances the dispatcher uses). */
   readonly view: ViewSources;
@@ -47,7 +49,7 @@ export function createApp(options: AppOptions): BoardApp {
   const protectedApp = new Hono<{ Variables: AuthVariables }>();
   for (const path of ['/mcp', '/mcp/*', '/api/*']) protectedApp.use(path, guarded, limit, auth);
   protectedApp.route('/mcp', mcpRoutes(options.dispatcher));
-  protectedApp.route('/api/v1', apiRoutes(options.dispatcher, options.store));
+  protectedApp.route('/api/v1', apiRoutes(options.dispatcher, options.store, options.leases));
 
   app.use('/status', hostGuard({ allowedHosts: config.allowedHosts, refusalStatus: 404, trustProxy: config.trustProxy }));
   app.route('/status', statusRoutes({

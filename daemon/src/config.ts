@@ -68,6 +68,7 @@ const envSchema = z.object({
   ROUNDTABLE_BACKUP_KEEP: positiveInt.max(10_000).default(48),
   ROUNDTABLE_BACKUP_MIN_FREE_MB: z.coerce.number().int().min(0).max(10_000_000).default(100),
   ROUNDTABLE_TRUST_PROXY: flag.default(false),
+  ROUNDTABLE_LEASE_TTL: duration.default(600_000).pipe(z.number().min(1000, 'at least 1s: a claim needs time to be renewed')),
 });
 
 export interface Config {
@@ -92,6 +93,8 @@ export interface Config {
   readonly maxEventStreams: number;
   /** Behind a reverse proxy on loopback: take the client IP from X-Real-IP / X-Forwarded-For. */
   readonly trustProxy: boolean;
+  /** How long a claim lasts without a renewing call or heartbeat by its holder. */
+  readonly leaseTtlMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -131,5 +134,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     }),
     maxEventStreams: e.ROUNDTABLE_MAX_EVENT_STREAMS,
     trustProxy: e.ROUNDTABLE_TRUST_PROXY,
+    leaseTtlMs: e.ROUNDTABLE_LEASE_TTL,
   });
 }

@@ -23,6 +23,12 @@ export class NotFound extends BoardError {
 export class Conflict extends BoardError {
   readonly code = 'conflict' as const;
 }
+/** Fencing: the caller's claim on a task is no longer current (it lapsed, or ended otherwise). */
+export class StaleClaim extends Conflict {
+  constructor(readonly taskId: number, readonly claimId: number | null, message: string) {
+    super(message);
+  }
+}
 export class InvalidInput extends BoardError {
   readonly code = 'invalid_input' as const;
 }

@@ -9,6 +9,7 @@ import { AgentRegistry } from './agents-registry.js';
 import { createApp } from './app.js';
 import { newestBackupAgeMs, takeBackup } from './backup.js';
 import { Board } from './board/board.js';
+import { Leases } from './board/leases.js';
 import { Presence } from './board/presence.js';
 import { Room } from './board/room.js';
 import { LocalEventBus } from './events.js';
@@ -65,8 +66,11 @@ export async function startBoard(config: Config): Promise<RunningBoard> {
     throw error;
   }
   const events = new LocalEventBus();
-  const deps = { store, agents: registry.directory, boardName: config.boardName, events };
+  const leases = new Leases({ store, events, ttlMs: config.leaseTtlMs });
+  const deps = { store, agents: registry.directory, boardName: config.boardName, events, leases };
   const presence = new Presence(deps);
+  // A removed or rotated token ends its parked waits at once, with a 401, rather than answering counts later.
+  registry.onRevoked((names) => presence.waiters.revoke(names));
   const board = new Board(deps);
   releaseHeldBy = (name) => board.releaseHeldBy(name);
   const room = new Room(deps);
@@ -75,9 +79,12 @@ export async function startBoard(config: Config): Promise<RunningBoard> {
     room,
     presence,
     store,
+    leases,
     limiter: new RateLimiter({ perMinute: config.rateLimitPerMinute }),
   });
-  const { app, web } = createApp({ config, store, agents: registry.directory, dispatcher, events, view: { board, room, presence } });
+  // Claims that lapsed while the daemon was down reopen before it listens; from here one timer follows the next expiry.
+  await leases.start();
+  const { app, web } = createApp({ config, store, agents: registry.directory, dispatcher, leases, events, view: { board, room, presence } });
 
   const server: ServerType = await new Promise((resolve, reject) => {
     const s = serve(
@@ -138,6 +145,7 @@ export async function startBoard(config: Config): Promise<RunningBoard> {
     },
     async close() {
       for (const timer of timers) clearInterval(timer);
+      leases.close();
       presence.waiters.close();
       web.close();
       registry.close();

@@ -26,7 +26,12 @@ export function statusRoutes(options: StatusOptions): Hono {
     const wait = options.limiter.take(ip);
     if (wait > 0) throw new RateLimited(wait, 'status requests');
     const names = options.agents().list().map((a) => a.name);
-    const [counts, seen] = await Promise.all([options.store.countTasksByStatus(), options.store.lastSeen(names)]);
+    const hourAgo = new Date(Date.now() - 60 * 60_000).toISOString();
+    const [counts, seen, lapsed] = await Promise.all([
+      options.store.countTasksByStatus(),
+      options.store.lastSeen(names),
+      options.store.countExpiredLeasesSince(hourAgo),
+    ]);
     const since = Date.now() - ACTIVE_WINDOW_MS;
     const active = [...seen.values()].filter((at) => Date.parse(at) >= since).length;
     c.header('Cache-Control', 'no-store');
@@ -36,6 +41,7 @@ export function statusRoutes(options: StatusOptions): Hono {
       version: VERSION,
       tasks_by_status: counts,
       active_agents: active,
+      leases_expired_last_hour: lapsed,
       server_time: new Date().toISOString(),
     });
   });

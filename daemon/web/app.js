@@ -111,6 +111,24 @@ function timeEl(iso, className) {
   return el;
 }
 
+/** A claim's time left until its lease lapses, unless its holder renews it. */
+function leaseLeft(iso) {
+  const seconds = Math.round((Date.parse(iso) - Date.now()) / 1000);
+  if (!Number.isFinite(seconds)) return '';
+  if (seconds <= 0) return 'lease lapsing';
+  if (seconds < 90) return `lease ${seconds} s left`;
+  const minutes = Math.round(seconds / 60);
+  if (minutes < 90) return `lease ${minutes} min left`;
+  return `lease ${Math.round(minutes / 60)} h left`;
+}
+
+/** A lease element whose words are kept fresh by the lease tick. */
+function leaseEl(iso) {
+  const el = h('time', { class: 'lease', datetime: iso, title: `lapses at ${new Date(iso).toLocaleString()} unless renewed` }, leaseLeft(iso));
+  el.dataset.lease = '1';
+  return el;
+}
+
 function statusLabel(status) {
   return status.charAt(0).toUpperCase() + status.slice(1);
 }
@@ -263,7 +281,7 @@ function render(data) {
 }
 
 function cardSignature(task) {
-  return JSON.stringify([task.title, task.status, task.assignee, task.required_skills, task.updated_at]);
+  return JSON.stringify([task.title, task.status, task.assignee, task.required_skills, task.updated_at, task.lease_expires_at]);
 }
 
 function buildCard(task) {
@@ -274,6 +292,7 @@ function buildCard(task) {
       : h('span', { class: 'who nobody' }, task.status === 'open' ? 'unclaimed' : 'nobody'),
   );
   for (const skill of task.required_skills || []) meta.append(h('span', { class: 'chip' }, skill));
+  if (task.status === 'claimed' && task.lease_expires_at) meta.append(leaseEl(task.lease_expires_at));
   const card = h(
     'button',
     { class: 'card', type: 'button', 'data-status': task.status, 'data-task-id': task.id, 'aria-label': `Task ${task.id}: ${task.title}` },
@@ -335,7 +354,7 @@ function renderMembers(members) {
       for (const held of m.holding) {
         const link = h('button', { class: 'holding-link', type: 'button', title: held.title }, h('span', { class: 'task-id' }, `#${held.id}`), held.title);
         link.addEventListener('click', () => openDetail(held.id, link));
-        main.append(h('div', { class: 'holding' }, 'holds ', link));
+        main.append(h('div', { class: 'holding' }, 'holds ', link, held.lease_expires_at ? leaseEl(held.lease_expires_at) : null));
       }
       return h(
         'li',
@@ -627,6 +646,11 @@ document.addEventListener('visibilitychange', () => {
 setInterval(() => {
   for (const el of document.querySelectorAll('time[data-relative]')) el.textContent = relativeTime(el.getAttribute('datetime'));
 }, 30_000);
+
+// A claim's time left counts down between events.
+setInterval(() => {
+  for (const el of document.querySelectorAll('time[data-lease]')) el.textContent = leaseLeft(el.getAttribute('datetime'));
+}, 5_000);
 
 // Presence fades with time alone (active → idle → gone), which no event announces: look again now and then.
 setInterval(() => {

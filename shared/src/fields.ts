@@ -35,6 +35,11 @@ export const taskId = z
   .int({ error: 'task_id must be a whole number' })
   .positive({ error: 'task_id must be positive' });
 
+export const claimId = z
+  .number({ error: 'claim_id must be a number (the claim_id that claim_task returned)' })
+  .int({ error: 'claim_id must be a whole number' })
+  .positive({ error: 'claim_id must be positive' });
+
 export const skill = boundedText('each skill', LIMITS.skill);
 
 export const agentName = boundedText('agent name', LIMITS.assigneeFilter);

@@ -6,3 +6,4 @@ export * from './schemas.js';
 export * from './fields.js';
 export * from './tools/index.js';
 export * from './mcp.js';
+export * from './leases.js';

@@ -7,6 +7,7 @@ export const LIMITS = {
   result: 20_000,
   reviewNote: 4_000,
   cancelReason: 4_000,
+  releaseNote: 4_000,
   skill: 100,
   requiredSkills: 10,
   assigneeFilter: 100,

@@ -14,6 +14,8 @@ export const taskSchema = z.object({
   assignee: z.string().nullable(),
   created_by: z.string(),
   result: z.string().nullable(),
+  claim_id: z.number().int().nullable().describe('The current claim while claimed (pass it to submit_result, release_task, post_message); null otherwise'),
+  lease_expires_at: isoTime.nullable().describe('While claimed: when the claim lapses unless a call or heartbeat by the holder renews it'),
   created_at: isoTime,
   updated_at: isoTime,
 });
@@ -51,6 +53,7 @@ export const activitySchema = z.object({
   to_status: taskStatus,
   assignee: z.string().nullable(),
   note: z.string().nullable().describe('A cancel reason or review note, written by an agent'),
+  claim_id: z.number().int().nullable().describe('The claim this row made or ended'),
   created_at: isoTime,
 });
 export type Activity = z.infer<typeof activitySchema>;

@@ -80,13 +80,13 @@ describe('a whole flow through two bridges', () => {
     }
   });
 
-  it('a wrong token gets an error that says to run roundtable-bridge login', async () => {
+  it('a wrong token in ROUNDTABLE_TOKEN gets an error that names that variable as the place to fix', async () => {
     const bridge = await startBridge({ args: ['--url', board.url, '--ca', pki.caCert], env: bridgeEnv({ ROUNDTABLE_TOKEN: 'rt_not_a_valid_token_at_all' }) });
     try {
       const result = await bridge.client.callTool({ name: 'whoami', arguments: {} });
       expect(result.isError).toBe(true);
       expect(body(result).error.code).toBe('unauthorized');
-      expect(body(result).error.message).toContain('roundtable-bridge login');
+      expect(body(result).error.message).toContain('refused the token in ROUNDTABLE_TOKEN');
       expect(bridge.stderr()).not.toContain('rt_not_a_valid_token_at_all');
     } finally {
       await done(bridge);

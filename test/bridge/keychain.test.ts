@@ -12,6 +12,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFinished }
 import { ROOT, startBoard, token, type TestBoard } from '../helpers/board.js';
 import { body, BRIDGE_BIN, bridgeEnv, startBridge, type BridgeSession } from '../helpers/bridge.js';
 import { spawnTracked, stopProcess } from '../helpers/processes.js';
+import { eventually } from '../helpers/eventually.js';
 
 /** How long the bridge may take to report a keychain failure, start-up included. */
 const KEYCHAIN_BUDGET_MS = 3_000;
@@ -570,6 +571,35 @@ describe('keychain failure modes', () => {
       // The keyring file exists and holds the first token, encrypted.
       expect(statSync(join(home, '.local/share/keyrings/login.keyring')).isFile()).toBe(true);
       expect(filesContaining(home, board.tokens['w1']!)).toEqual([]);
+    });
+
+    it('a keychain token the board refuses: the error names the keychain entry and the login command for it', async () => {
+      const home = tempDir('home');
+      const keyring = await privateKeyringForTest('unlocked', home);
+      const p = profile('refused');
+      expect((await loginAs(board, 'w1', { profile: p, env: keyring.env })).code).toBe(0);
+      // Another board does not know w1's token: the same keychain entry is refused there.
+      const other = await startBoard();
+      onTestFinished(() => other.stop().then(() => undefined));
+      const served = await serve(['--url', other.url, '--profile', p], keyring.env);
+      const call = await callTool(served, 'whoami');
+      expect(call.isError).toBe(true);
+      expect(call.json.error.code).toBe('unauthorized');
+      expect(call.json.error.message).toContain(`the board at ${other.url} refused the token stored in the keychain (service "roundtable", account "${p}")`);
+      expect(call.json.error.message).toContain(`roundtable-bridge login --url ${other.url} --profile ${p}`);
+    });
+
+    it('no token anywhere: one line at start says the keychain entry it looked in is empty, and how to fill it', async () => {
+      const home = tempDir('home');
+      const keyring = await privateKeyringForTest('unlocked', home);
+      const p = profile('empty');
+      const served = await serve(['--url', board.url, '--profile', p], keyring.env);
+      await served.client.listTools();
+      await eventually('the no-token line on stderr', () => /no token for/.test(served.stderr()), { timeoutMs: 5_000 });
+      const lines = served.stderr().split('\n').filter((l) => /no token for/.test(l));
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toContain(`ROUNDTABLE_TOKEN is not set, the keychain has none (service "roundtable", account "${p}"), ROUNDTABLE_TOKEN_FILE is not set`);
+      expect(lines[0]).toContain(`run \`roundtable-bridge login --url ${board.url} --profile ${p}\``);
     });
 
     it('stuck: a stopped Secret Service gives keychain_timeout within 3 s for status, a served tool call and login', async () => {

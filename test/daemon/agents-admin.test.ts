@@ -87,11 +87,11 @@ describe('roundtable agents', () => {
     const skills = await cli(['agents', 'set', 'w1', '--skills', 'go, rust,go']);
     expect(skills.code, skills.stderr).toBe(0);
     expect(skills.stdout).toBe('Changed w1: skills python,sql -> go,rust. A running board applies it within seconds; the token is unchanged.\n');
-    await eventually(async () => ((await api(board, 'w1', 'whoami')).body.skills as string[]).join() === 'go,rust');
+    await eventually('the board to apply the new skills', async () => ((await api(board, 'w1', 'whoami')).body.skills as string[]).join() === 'go,rust');
 
     const role = await cli(['agents', 'set', 'w1', '--role', 'observer', '--skills', '']);
     expect(role.stdout).toBe('Changed w1: role worker -> observer; skills go,rust -> (none). A running board applies it within seconds; the token is unchanged.\n');
-    await eventually(async () => (await api(board, 'w1', 'whoami')).body.role === 'observer');
+    await eventually('the board to apply the new role', async () => (await api(board, 'w1', 'whoami')).body.role === 'observer');
     expect((await api(board, 'w1', 'whoami')).body.skills).toEqual([]);
     const same = await cli(['agents', 'set', 'w1', '--role', 'observer']);
     expect(same.stdout).toBe('w1 already has that role and those skills; nothing written.\n');

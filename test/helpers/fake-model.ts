@@ -10,7 +10,7 @@ export interface ModelRequest {
 }
 
 export type ModelReply =
-  | { kind: 'answer'; text: string }
+  | { kind: 'answer'; text: string; delayMs?: number }
   | { kind: 'status'; status: number }
   | { kind: 'hang' };
 
@@ -41,6 +41,7 @@ export async function fakeModel(reply: (userMessage: string, request: ModelReque
       res.end(JSON.stringify({ error: { message: 'upstream failure' } }));
       return;
     }
+    if (decision.delayMs) await new Promise((resolve) => setTimeout(resolve, decision.delayMs));
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(JSON.stringify({ id: 'cmpl-1', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: decision.text }, finish_reason: 'stop' }] }));
   });

@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import type { ChildProcess } from 'node:child_process';
 import type { IncomingHttpHeaders } from 'node:http';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -304,6 +304,26 @@ describe('claiming and answering', () => {
     expect(await worker.stop()).toBe(0);
   });
 
+  it('does not read the room: with an unread broadcast waiting, it still picks up a new task at once, not on its poll', async () => {
+    const b = await board();
+    const m = await model();
+    // Posted before the worker joins, and never read by it.
+    expect((await api(b, 'lead', 'post', { to: 'all', text: 'welcome, everyone' })).status).toBe(200);
+    const worker = startWorker(workerEnv(b, 'w1', m, { WORKER_POLL_INTERVAL: '60' }));
+    await worker.waitForLine(/started as w1/);
+    await eventually('w1 to wait on the board', async () => {
+      const members = (await api(b, 'lead', 'members')).body['members'] as Array<{ name: string; waiting: boolean }>;
+      return members.find((x) => x.name === 'w1')?.waiting;
+    });
+    const started = Date.now();
+    const id = await createTask(b, { title: 'arrives with the room unread' });
+    // Far inside the 60 s poll: only a wait that the room message did not end picks it up this soon.
+    await worker.waitForLine(new RegExp(`claimed task ${id}\\b`), 15_000);
+    expect(Date.now() - started).toBeLessThan(15_000);
+    expect((await api(b, 'w1', 'read_unread')).body['messages']).toHaveLength(1);
+    expect(await worker.stop()).toBe(0);
+  });
+
   it("submits the model's answer as the result; the request carries the key only in Authorization, the model name, and the task as data", async () => {
     const b = await board();
     const m = await model();
@@ -525,6 +545,39 @@ describe('failures', () => {
 
 // ---------------------------------------------------------------- start-up and stop
 
+describe('always on: secrets from credential files', () => {
+  it('takes the token from ROUNDTABLE_TOKEN_FILE and the model key from WORKER_API_KEY_FILE, as the systemd unit passes them', async () => {
+    const b = await board();
+    const m = await model();
+    // As systemd's credentials directory holds them: files of mode 400, no secret in the environment.
+    const credentials = mkdtempSync(join(tmpdir(), 'roundtable-credentials-'));
+    writeFileSync(join(credentials, 'roundtable-token'), `${b.tokens['w1']}\n`, { mode: 0o400 });
+    writeFileSync(join(credentials, 'model-api-key'), `${API_KEY}\n`, { mode: 0o400 });
+    const { ROUNDTABLE_TOKEN: _token, WORKER_API_KEY: _key, ...env } = workerEnv(b, 'w1', m);
+    const worker = startWorker({ ...env, ROUNDTABLE_TOKEN_FILE: join(credentials, 'roundtable-token'), WORKER_API_KEY_FILE: join(credentials, 'model-api-key') });
+    await worker.waitForLine(/started as w1/);
+    const id = await createTask(b, { title: 'from an always-on worker' });
+    await worker.waitForLine(new RegExp(`submitted task ${id}\\b`));
+    expect(m.requests.at(-1)!.authorization).toBe(`Bearer ${API_KEY}`);
+    expect(await worker.stop('SIGTERM')).toBe(0);
+  });
+
+  it('refuses a key file others can read, and an empty one, naming WORKER_API_KEY_FILE and never its content', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'roundtable-credentials-'));
+    writeFileSync(join(dir, 'open'), API_KEY, { mode: 0o644 });
+    writeFileSync(join(dir, 'empty'), '\n', { mode: 0o600 });
+    const fake = { url: 'http://127.0.0.1:9', tokens: { w1: `rt_test_${randomBytes(24).toString('base64url')}` } };
+    allTokens.add(fake.tokens.w1);
+    const { WORKER_API_KEY: _key, ...env } = workerEnv(fake, 'w1', undefined);
+    const open = startWorker({ ...env, WORKER_API_KEY_FILE: join(dir, 'open') });
+    const empty = startWorker({ ...env, WORKER_API_KEY_FILE: join(dir, 'empty') });
+    expect(await open.exited()).toBe(1);
+    expect(await empty.exited()).toBe(1);
+    expect(open.stderr()).toMatch(/WORKER_API_KEY_FILE .*open has mode 644; it must be readable by you alone: run `chmod 600 /);
+    expect(empty.stderr()).toMatch(/WORKER_API_KEY_FILE .*empty is empty/);
+  });
+});
+
 describe('start-up and stop', () => {
   it('releases tasks left claimed under its name by an earlier run, logging each id, and only those', async () => {
     const b = await board();
@@ -633,5 +686,22 @@ describe('secrets', () => {
       expect(output).not.toContain('x'.repeat(100));
       expect(run.stdout()).toBe('');
     }
+  });
+});
+
+// ---------------------------------------------------------------- claim leases
+
+describe('claim leases', () => {
+  it('keeps its claim through a model call longer than the lease, then submits under its claim id', async () => {
+    const b = await board({ env: { ROUNDTABLE_LEASE_TTL: '2s' } });
+    const m = await model(() => ({ kind: 'answer', text: `slow but sure ${ANSWER_MARK}`, delayMs: 5_000 }));
+    const id = await createTask(b, { title: 'slow thinking' });
+    startWorker(workerEnv(b, 'w1', m));
+    const detail = await waitForStatus(b, id, 'submitted', 30_000);
+    const actions = detail.history.map((h: { action: string }) => h.action);
+    expect(actions).toEqual(['created', 'claimed', 'submitted']);
+    // The submission closed the claim the worker made: the same claim id on both rows.
+    const [claimed, submitted] = detail.history.slice(1);
+    expect(submitted.claim_id).toBe(claimed.claim_id);
   });
 });

@@ -22,7 +22,8 @@ Settings, all from the environment (docs/WORKER.md):
   ROUNDTABLE_PROFILE          keychain account, as given to \`roundtable-bridge login --profile\`
   WORKER_MODEL_BASE_URL       the API, up to before /chat/completions, e.g. https://api.deepseek.com/v1 (required)
   WORKER_MODEL_NAME           the model, e.g. deepseek-chat (required)
-  WORKER_API_KEY              the model API's key, sent only in the Authorization header (required)
+  WORKER_API_KEY              the model API's key, sent only in the Authorization header (required, or:)
+  WORKER_API_KEY_FILE         a file holding the key, mode 600 or 400 (a systemd credential), if WORKER_API_KEY is unset
   WORKER_POLL_INTERVAL        seconds to pause when work exists that it cannot take now (default 10)
   WORKER_MAX_TASKS_PER_HOUR   model calls per rolling hour, failures included (default 10)
   WORKER_MODEL_TIMEOUT        seconds for one model call (default 120)
@@ -46,7 +47,8 @@ async function main(): Promise<number> {
   let found: Promise<FoundToken> | undefined;
   const token = async (refresh: boolean) => {
     if (refresh || !found) found = findToken(config.board.account);
-    return (await found).token;
+    // With its source, a refused token is reported with the fix for where it came from.
+    return await found;
   };
   const client = new BoardClient({ config: config.board, token, userAgent: `roundtable-worker/${VERSION}` });
   const worker = new ModelWorker({ config, client });

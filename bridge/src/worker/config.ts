@@ -1,4 +1,5 @@
 // The model worker's settings from the environment, validated once; each error names its variable.
+import { readFileSync, statSync } from 'node:fs';
 import { loadBridgeConfig, requireSecureUrl, type BridgeConfig } from '../config.js';
 import { BadConfig } from '../errors.js';
 
@@ -21,6 +22,31 @@ function required(env: NodeJS.ProcessEnv, name: string, what: string): string {
   const value = env[name]?.trim();
   if (!value) throw new BadConfig(`${name} is not set: ${what}`);
   return value;
+}
+
+/**
+ * The model API key: WORKER_API_KEY, else the file WORKER_API_KEY_FILE names (readable by its owner only), as a
+ * systemd credential is. The file's content is never put in a message.
+ */
+function apiKey(env: NodeJS.ProcessEnv): string {
+  const value = env['WORKER_API_KEY']?.trim();
+  if (value) return value;
+  const file = env['WORKER_API_KEY_FILE']?.trim();
+  if (!file) throw new BadConfig("WORKER_API_KEY is not set: the model API's key (or set WORKER_API_KEY_FILE to a mode-600 file that holds it)");
+  let mode: number;
+  let text: string;
+  try {
+    mode = statSync(file).mode;
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new BadConfig(`WORKER_API_KEY_FILE ${file} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+  }
+  if ((mode & 0o077) !== 0) {
+    throw new BadConfig(`WORKER_API_KEY_FILE ${file} has mode ${(mode & 0o777).toString(8)}; it must be readable by you alone: run \`chmod 600 ${file}\``);
+  }
+  const key = text.trim();
+  if (!key) throw new BadConfig(`WORKER_API_KEY_FILE ${file} is empty; put the model API's key in it`);
+  return key;
 }
 
 function seconds(env: NodeJS.ProcessEnv, name: string, fallback: number, max: number): number {
@@ -48,7 +74,7 @@ export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env): WorkerCo
     model: Object.freeze({
       baseUrl: `${modelUrl.origin}${modelUrl.pathname.replace(/\/+$/, '')}`,
       name: required(env, 'WORKER_MODEL_NAME', 'the model to ask, e.g. deepseek-chat'),
-      apiKey: required(env, 'WORKER_API_KEY', "the model API's key"),
+      apiKey: apiKey(env),
       timeoutMs: seconds(env, 'WORKER_MODEL_TIMEOUT', 120, 3600) * 1000,
     }),
     pollIntervalMs: seconds(env, 'WORKER_POLL_INTERVAL', 10, 3600) * 1000,

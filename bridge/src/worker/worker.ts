@@ -83,7 +83,7 @@ export class ModelWorker {
     log.info(`started as ${this.name} (skills: ${(me['skills'] as string[]).join(', ') || 'none'}), instance ${this.instanceId.slice(0, 8)}`);
     // A task still claimed under this name was left by an earlier run that died: nobody is working on it.
     for (const task of await this.allTasks({ status: 'claimed', assignee: this.name })) {
-      await this.client.callTool('release_task', { task_id: task.id });
+      await this.client.callTool('release_task', { task_id: task.id, ...(task.claim_id !== null && { claim_id: task.claim_id }) });
       log.info(`released task ${task.id}, left claimed by an earlier run`);
     }
   }
@@ -126,11 +126,12 @@ export class ModelWorker {
 
   /**
    * Waits on the board instead of sleeping: the call returns as soon as a task this worker may claim appears.
-   * If something is already pending that the worker cannot act on now (tasks cooling down, room messages),
-   * the board answers at once, so fall back to the poll interval then.
+   * It waits for tasks only: the worker never reads the room, so an unread message must neither end nor wake
+   * the wait. If a claimable task is already pending that it cannot take now (cooling down), the board answers
+   * at once, so fall back to the poll interval then.
    */
   private async waitForWork(): Promise<void> {
-    const answer = await this.client.callTool('wait_for_activity', { timeout_s: LIMITS.waitDefaultS }, { signal: this.stopper.signal });
+    const answer = await this.client.callTool('wait_for_activity', { timeout_s: LIMITS.waitDefaultS, for: ['tasks'] }, { signal: this.stopper.signal });
     if (answer['reason'] === 'pending') await this.sleep(this.options.config.pollIntervalMs);
   }
 
@@ -158,6 +159,26 @@ export class ModelWorker {
   }
 
   private async work(task: Task): Promise<void> {
+    // The model call can outlast the claim's lease: beat while it runs, and fence every later write with the claim id.
+    const beat = this.keepClaimAlive(task);
+    try {
+      await this.workOn(task, task.claim_id!);
+    } finally {
+      clearInterval(beat);
+    }
+  }
+
+  /** Heartbeats at a third of the lease while the task is worked on. */
+  private keepClaimAlive(task: Task): NodeJS.Timeout {
+    const leaseMs = task.lease_expires_at ? Date.parse(task.lease_expires_at) - Date.now() : 0;
+    const beat = setInterval(() => {
+      this.client.heartbeat().catch((error: unknown) => log.warn(`heartbeat failed: ${describe(error)}`));
+    }, Math.max(1000, leaseMs / 3));
+    beat.unref();
+    return beat;
+  }
+
+  private async workOn(task: Task, claimId: number): Promise<void> {
     const detail = await this.client.callTool('get_task', { task_id: task.id });
     const reviews = detail['reviews'] as Array<{ verdict: string; note: string | null }>;
     const lastReject = reviews.filter((r) => r.verdict === 'reject').at(-1)?.note ?? undefined;
@@ -174,13 +195,13 @@ export class ModelWorker {
       failure = error.message;
     }
     if (this.stopper.signal.aborted) {
-      await this.client.callTool('release_task', { task_id: task.id });
+      await this.client.callTool('release_task', { task_id: task.id, claim_id: claimId });
       log.info(`released task ${task.id}: stopping`);
       return;
     }
     if (failure === undefined) {
       try {
-        await this.client.callTool('submit_result', { task_id: task.id, result: answer });
+        await this.client.callTool('submit_result', { task_id: task.id, result: answer, claim_id: claimId });
         this.failures.succeed(task.id);
         log.info(`submitted task ${task.id}`);
       } catch (error) {
@@ -189,15 +210,19 @@ export class ModelWorker {
       }
       return;
     }
-    await this.client.callTool('release_task', { task_id: task.id });
     const { count, giveUp } = this.failures.fail(task.id);
-    log.info(`released task ${task.id}: ${failure}`);
+    // The help request goes out while the claim is still ours, so it is fenced like every other write.
     if (giveUp) {
       await this.client.callTool('post_message', {
         task_id: task.id,
         kind: 'help_request',
+        claim_id: claimId,
         text: `${this.name} (roundtable-worker) gave up on this task after ${count} failed attempts. Last failure: ${failure}. Another worker or a person should take it.`,
       });
+    }
+    await this.client.callTool('release_task', { task_id: task.id, claim_id: claimId });
+    log.info(`released task ${task.id}: ${failure}`);
+    if (giveUp) {
       log.info(`gave up on task ${task.id} after ${count} failures; posted a help_request`);
     } else {
       log.info(`cooling down task ${task.id} for ${Math.round(this.options.config.cooldownMs / 1000)} s (${count} of ${this.options.config.maxFailures} failures)`);

@@ -22,6 +22,7 @@ import { Conflict, NotFound } from '../errors.js';
 import type { TaskChange } from '../store/store.js';
 import { callerOf, warning, writeExtras, type BoardDeps, type CallContext } from './context.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
+import { fenced } from './fencing.js';
 import {
   checkAssignee,
   checkCanPost,
@@ -99,36 +100,48 @@ export class Board {
   async claimTask(agent: Agent, input: ToolInput<typeof claimTask>, ctx: CallContext = {}): Promise<ToolOutput<typeof claimTask>> {
     const caller = callerOf(this.deps, agent);
     requireClaimer(caller);
+    const { leases } = this.deps;
+    // A claim that just lapsed is reopened first, so it can be claimed at once.
+    await leases.sweepIfDue();
     let change: TaskChange | undefined;
-    const task = await this.deps.store.claimTask(input.task_id, (t) => (change = decideClaim(t, caller)), writeExtras(ctx, taskOutput));
+    const lease = { now: Date.now(), ttlMs: leases.ttlMs };
+    const task = await this.deps.store.claimTask(input.task_id, (t) => (change = decideClaim(t, caller, lease)), writeExtras(ctx, taskOutput));
+    leases.granted(Date.parse(task.lease_expires_at!));
     this.published(task, change!);
     return taskOutput(task);
   }
 
   async releaseTask(agent: Agent, input: ToolInput<typeof releaseTask>, ctx: CallContext = {}): Promise<ToolOutput<typeof releaseTask>> {
     const caller = callerOf(this.deps, agent);
+    await this.deps.leases.sweepIfDue();
     let change: TaskChange | undefined;
-    const task = await this.deps.store.releaseTask(input.task_id, (t) => (change = decideRelease(t, caller)), writeExtras(ctx, taskOutput));
+    const call = { claimId: input.claim_id, note: input.note ?? null, now: Date.now() };
+    const task = await fenced(this.deps.store, agent, input.task_id, input.claim_id, () =>
+      this.deps.store.releaseTask(input.task_id, (t) => (change = decideRelease(t, caller, call)), writeExtras(ctx, taskOutput)),
+    );
     this.published(task, change!);
     return taskOutput(task);
   }
 
   async postMessage(agent: Agent, input: ToolInput<typeof postMessage>, ctx: CallContext = {}): Promise<ToolOutput<typeof postMessage>> {
     requireNotObserver(callerOf(this.deps, agent), 'post messages');
-    const message = await this.deps.store.postMessage(
-      input.task_id,
-      checkCanPost,
-      { author: agent.name, kind: input.kind, text: input.text },
-      writeExtras(ctx, messageOutput),
-    );
+    const call = { claimId: input.claim_id, now: Date.now() };
+    const post = () =>
+      this.deps.store.postMessage(input.task_id, (t) => checkCanPost(t, call), { author: agent.name, kind: input.kind, text: input.text }, writeExtras(ctx, messageOutput));
+    // Only a post that names its claim is fenced; anyone may otherwise post on an unfinished task.
+    const message = input.claim_id === undefined ? await post() : await fenced(this.deps.store, agent, input.task_id, input.claim_id, post);
     this.deps.events.publish({ type: 'task_message', task_id: input.task_id, author: agent.name });
     return messageOutput(message);
   }
 
   async submitResult(agent: Agent, input: ToolInput<typeof submitResult>, ctx: CallContext = {}): Promise<ToolOutput<typeof submitResult>> {
     const caller = callerOf(this.deps, agent);
+    await this.deps.leases.sweepIfDue();
     let change: TaskChange | undefined;
-    const task = await this.deps.store.submitResult(input.task_id, (t) => (change = decideSubmit(t, caller, input.result)), writeExtras(ctx, taskOutput));
+    const call = { claimId: input.claim_id, now: Date.now() };
+    const task = await fenced(this.deps.store, agent, input.task_id, input.claim_id, () =>
+      this.deps.store.submitResult(input.task_id, (t) => (change = decideSubmit(t, caller, input.result, call)), writeExtras(ctx, taskOutput)),
+    );
     this.published(task, change!);
     return taskOutput(task);
   }

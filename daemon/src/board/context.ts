@@ -3,6 +3,7 @@ import { UNTRUSTED_CONTENT_WARNING } from 'roundtable-shared';
 import type { Agent, AgentDirectory } from '../agents.js';
 import type { EventBus } from '../events.js';
 import type { AuditTicket, BoardStore, ResponseRecord, WriteExtras } from '../store/store.js';
+import type { Leases } from './leases.js';
 import type { Caller } from './rules.js';
 
 export interface BoardDeps {
@@ -11,6 +12,7 @@ export interface BoardDeps {
   readonly agents: () => AgentDirectory;
   readonly boardName: string;
   readonly events: EventBus;
+  readonly leases: Leases;
 }
 
 /** An idempotency key the caller sent with a mutation; the store records the response under it. */

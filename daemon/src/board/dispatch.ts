@@ -8,6 +8,7 @@ import { log, logger } from '../log.js';
 import type { RateLimiter } from '../rate-limit.js';
 import { AuditTicket, IdempotencyKeyTaken, type BoardStore } from '../store/store.js';
 import type { Board, CallContext, IdempotencyClaim } from './board.js';
+import type { Leases } from './leases.js';
 import type { Presence } from './presence.js';
 import type { Room } from './room.js';
 
@@ -27,6 +28,7 @@ export interface ToolDispatcherOptions {
   readonly room: Room;
   readonly presence: Presence;
   readonly store: BoardStore;
+  readonly leases: Leases;
   readonly limiter: RateLimiter;
 }
 
@@ -106,6 +108,8 @@ export class ToolDispatcher {
       ticket = undefined;
       throw boardError;
     } finally {
+      // A successful call shows the agent is alive: it renews every claim the agent holds.
+      if (outcome === 'ok' || outcome === 'replayed') this.renewLeases(agent);
       logger.info(
         { request_id: options.requestId, agent: agent.name, tool: tool?.name ?? 'unknown_tool', task_id: auditTaskId, outcome, duration_ms: Math.round((performance.now() - started) * 10) / 10 },
         'tool call',
@@ -116,6 +120,10 @@ export class ToolDispatcher {
           .catch((error: unknown) => log.error('audit write failed', { tool: toolName, error: String(error) }));
       }
     }
+  }
+
+  private renewLeases(agent: Agent): void {
+    this.options.leases.renew(agent.name)?.catch((error: unknown) => log.error('lease renewal failed', { agent: agent.name, error: String(error) }));
   }
 
   private async replay(claim: IdempotencyClaim): Promise<Record<string, unknown> | undefined> {

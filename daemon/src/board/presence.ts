@@ -1,11 +1,12 @@
 // Who is around, and waiting for activity without polling.
-import { LIMITS, type PresenceState, type ToolInput, type ToolOutput, type members, type waitForActivity } from 'roundtable-shared';
+import { LIMITS, WAIT_CATEGORIES, type PresenceState, type ToolInput, type ToolOutput, type WaitCategory, type members, type waitForActivity } from 'roundtable-shared';
 import type { Agent } from '../agents.js';
+import { Unauthorized } from '../errors.js';
 import type { BoardEvent } from '../events.js';
 import type { PendingCounts, PendingQuery } from '../store/store.js';
 import { callerOf, warning, type BoardDeps, type CallContext } from './context.js';
 import { mayClaim, missingSkills, reviewScope } from './rules.js';
-import { ActivityWaiters } from './waiters.js';
+import { ActivityWaiters, type Concern } from './waiters.js';
 
 export const ACTIVE_MS = 2 * 60_000;
 export const IDLE_MS = 15 * 60_000;
@@ -44,32 +45,44 @@ export class Presence {
   async waitForActivity(agent: Agent, input: ToolInput<typeof waitForActivity>, ctx: CallContext = {}): Promise<ToolOutput<typeof waitForActivity>> {
     const started = Date.now();
     const deadline = started + (input.timeout_s ?? LIMITS.waitDefaultS) * 1000;
+    // Only what the caller waits for ends or wakes the wait: a worker waiting for tasks is not held up by the room.
+    const about: ReadonlySet<WaitCategory> = new Set(input.for ?? WAIT_CATEGORIES);
     const query = this.pendingQuery(agent);
     let pending = await this.deps.store.pendingFor(query);
     let reason: 'pending' | 'activity' | 'timeout' = 'pending';
     this.deps.events.publish({ type: 'presence', agent: agent.name });
-    // Woken by an event that concerns the caller, look again: it may already have been taken by someone else.
-    while (!hasPending(pending)) {
-      const remaining = deadline - Date.now();
-      if (remaining <= 0) {
-        reason = 'timeout';
-        break;
+    try {
+      // Woken by an event that concerns the caller, look again: it may already have been taken by someone else.
+      while (!hasPending(pending, about)) {
+        const remaining = deadline - Date.now();
+        if (remaining <= 0) {
+          reason = 'timeout';
+          break;
+        }
+        const woke = await this.waiters.wait(agent.name, { timeoutMs: remaining, about, signal: ctx.signal });
+        if (woke === 'revoked') {
+          throw new Unauthorized(
+            'your token was removed or rotated in agents.json while you waited, so this wait ended and nothing more is answered for it; ask the board owner for a valid token',
+          );
+        }
+        if (woke === 'aborted') break;
+        pending = await this.deps.store.pendingFor(query);
+        reason = woke === 'activity' ? 'activity' : 'timeout';
+        if (woke === 'timeout') break;
       }
-      const woke = await this.waiters.wait(agent.name, remaining, ctx.signal);
-      if (woke === 'aborted') break;
-      pending = await this.deps.store.pendingFor(query);
-      reason = woke === 'activity' ? 'activity' : 'timeout';
-      if (woke === 'timeout') break;
+    } finally {
+      this.deps.events.publish({ type: 'presence', agent: agent.name });
     }
-    const lastReview = pending.reviews.at(-1);
+    // Reviews are news, told once: only a caller that waits for them is told, so the others keep them for later.
+    const reviews = about.has('reviews') ? pending.reviews : [];
+    const lastReview = reviews.at(-1);
     if (lastReview) await this.deps.store.markReviewsSeen(agent.name, lastReview.id);
-    this.deps.events.publish({ type: 'presence', agent: agent.name });
     return {
-      reason: hasPending(pending) ? reason : 'timeout',
+      reason: hasPending(pending, about) ? reason : 'timeout',
       unread_messages: pending.unreadMessages,
       claimable_tasks: pending.claimableTasks,
       to_review: pending.toReview,
-      reviews: pending.reviews.map((r) => ({ task_id: r.task_id, verdict: r.verdict, reviewer: r.reviewer, created_at: r.created_at })),
+      reviews: reviews.map((r) => ({ task_id: r.task_id, verdict: r.verdict, reviewer: r.reviewer, created_at: r.created_at })),
       waited_ms: Date.now() - started,
     };
   }
@@ -79,27 +92,33 @@ export class Presence {
     return { agent: agent.name, skills: agent.skills, claims: mayClaim(caller), reviews: reviewScope(caller) };
   }
 
-  /** The agents a board event may have given something to do. */
-  private concerned(event: BoardEvent): string[] {
+  /** The agents a board event may have given something to do, and in which category. */
+  private concerned(event: BoardEvent): Concern[] {
     const directory = this.deps.agents();
     const mode = directory.mode;
     const agents = directory.list();
+    const about = (category: WaitCategory) => (name: string): Concern => ({ agent: name, about: category });
+    const submitter = event.type === 'task' && event.submitter ? [about('reviews')(event.submitter)] : [];
     switch (event.type) {
-      case 'room':
-        return event.to === 'all' ? agents.map((a) => a.name).filter((n) => n !== event.from) : event.to.filter((n) => n !== event.from);
+      case 'room': {
+        const to = event.to === 'all' ? agents.map((a) => a.name) : event.to;
+        return to.filter((n) => n !== event.from).map(about('messages'));
+      }
       case 'task': {
         const { task } = event;
         if (task.status === 'open') {
           const claimers = agents.filter((a) => mayClaim({ agent: a, mode }));
           return claimers
             .filter((a) => (task.assignee === null || task.assignee === a.name) && missingSkills(task, a).length === 0)
-            .map((a) => a.name)
-            .concat(event.submitter ? [event.submitter] : []);
+            .map((a) => about('tasks')(a.name))
+            .concat(submitter);
         }
         if (task.status === 'submitted') {
-          return agents.filter((a) => reviewScope({ agent: a, mode }) === 'all' || (reviewScope({ agent: a, mode }) === 'others' && a.name !== task.assignee)).map((a) => a.name);
+          return agents
+            .filter((a) => reviewScope({ agent: a, mode }) === 'all' || (reviewScope({ agent: a, mode }) === 'others' && a.name !== task.assignee))
+            .map((a) => about('tasks')(a.name));
         }
-        return event.submitter ? [event.submitter] : [];
+        return submitter;
       }
       default:
         return [];
@@ -107,6 +126,11 @@ export class Presence {
   }
 }
 
-function hasPending(p: PendingCounts): boolean {
-  return p.unreadMessages > 0 || p.claimableTasks > 0 || p.toReview > 0 || p.reviews.length > 0;
+/** Whether something the caller waits for is there: tasks covers both claiming and reviewing others' work. */
+function hasPending(p: PendingCounts, about: ReadonlySet<WaitCategory>): boolean {
+  return (
+    (about.has('messages') && p.unreadMessages > 0) ||
+    (about.has('tasks') && (p.claimableTasks > 0 || p.toReview > 0)) ||
+    (about.has('reviews') && p.reviews.length > 0)
+  );
 }

@@ -3,7 +3,7 @@
 // any peer but the submitter reviews, the creator cancels. Observers only read, in either mode.
 import { FINAL_STATUSES, type BoardMode, type Task, type Verdict } from 'roundtable-shared';
 import type { Agent } from '../agents.js';
-import { Conflict, Forbidden, InvalidInput } from '../errors.js';
+import { Conflict, Forbidden, InvalidInput, StaleClaim } from '../errors.js';
 import type { TaskChange } from '../store/store.js';
 
 export interface Caller {
@@ -12,7 +12,8 @@ export interface Caller {
 }
 
 function describe(agent: Agent): string {
-  return `you are ${agent.name}, ${agent.role === 'leader' ? 'the' : 'a'} ${agent.role}`;
+  const article = agent.role === 'leader' ? 'the' : /^[aeiou]/.test(agent.role) ? 'an' : 'a';
+  return `you are ${agent.name}, ${article} ${agent.role}`;
 }
 
 export function requireNotObserver({ agent }: Caller, action: string): void {
@@ -56,7 +57,26 @@ export function missingSkills(task: { readonly required_skills: readonly string[
   return task.required_skills.filter((skill) => !agent.skills.includes(skill));
 }
 
-export function decideClaim(task: Task, caller: Caller): TaskChange {
+/** What a holder's call says about its claim: the claim_id it sent, if any, and the time of the call. */
+export interface HolderCall {
+  readonly claimId?: number | undefined;
+  readonly now: number;
+}
+
+/** A claim whose lease ran out is lapsed, even in the moment before the sweep reopens it. */
+export function leaseLapsed(task: Task, now: number): boolean {
+  return task.status === 'claimed' && task.lease_expires_at !== null && Date.parse(task.lease_expires_at) <= now;
+}
+
+/** Fencing: a claim_id that is not the task's current claim refuses the call, whatever else is true. */
+function requireCurrentClaim(task: Task, call: HolderCall): void {
+  if (call.claimId !== undefined && (task.claim_id !== call.claimId || leaseLapsed(task, call.now))) {
+    throw new StaleClaim(task.id, call.claimId, `claim ${call.claimId} is not the current claim on task ${task.id}; it is ${task.status}`);
+  }
+}
+
+/** Claims last `lease.ttlMs` from `lease.now` unless renewed. */
+export function decideClaim(task: Task, caller: Caller, lease: { readonly now: number; readonly ttlMs: number }): TaskChange {
   requireClaimer(caller);
   const { agent } = caller;
   if (task.status !== 'open') {
@@ -68,20 +88,41 @@ export function decideClaim(task: Task, caller: Caller): TaskChange {
   }
   const missing = missingSkills(task, agent);
   if (missing.length > 0) throw new Forbidden(`task ${task.id} needs skills you do not have: ${missing.join(', ')}`);
-  return { actor: agent.name, action: 'claimed', status: 'claimed', assignee: agent.name };
+  return { actor: agent.name, action: 'claimed', status: 'claimed', assignee: agent.name, lease: { expiresAt: new Date(lease.now + lease.ttlMs).toISOString() } };
 }
 
-function requireHolder(task: Task, agent: Agent, verb: 'release' | 'submit'): void {
+function requireHolder(task: Task, agent: Agent, verb: 'release' | 'submit', call: HolderCall): void {
+  requireCurrentClaim(task, call);
   if (task.status !== 'claimed') {
     throw new Conflict(`task ${task.id} is ${task.status}, not claimed; only a claimed task can be ${verb === 'release' ? 'released' : 'submitted'}`);
   }
-  if (task.assignee !== agent.name) throw new Forbidden(`task ${task.id} is claimed by ${task.assignee ?? 'nobody'}; only its assignee may ${verb} it`);
+  if (task.assignee !== agent.name) {
+    const others = verb === 'release' ? ', or the leader (in peer mode: its creator) with a note' : '';
+    throw new Forbidden(`task ${task.id} is claimed by ${task.assignee ?? 'nobody'}; only its assignee may ${verb} it${others}`);
+  }
+  if (leaseLapsed(task, call.now)) throw new StaleClaim(task.id, task.claim_id, `your claim on task ${task.id} lapsed at ${task.lease_expires_at}`);
 }
 
-/** Release returns the task to the open pool; it is then claimable by any qualified member. */
-export function decideRelease(task: Task, { agent }: Caller): TaskChange {
-  requireHolder(task, agent, 'release');
-  return { actor: agent.name, action: 'released', status: 'open', assignee: null };
+/** Who may release a task someone else holds (a crashed agent's): the leader in role mode, the creator in peer mode. */
+export function mayForceRelease(task: Task, { agent, mode }: Caller): boolean {
+  return mode === 'role' ? agent.role === 'leader' : agent.role === 'peer' && task.created_by === agent.name;
+}
+
+/**
+ * Release returns the task to the open pool; it is then claimable by any qualified member. The holder releases its
+ * own; the leader (peer mode: the creator) may release another's, and must say why.
+ */
+export function decideRelease(task: Task, caller: Caller, call: HolderCall & { readonly note: string | null }): TaskChange {
+  const { agent } = caller;
+  if (task.status === 'claimed' && task.assignee !== agent.name && mayForceRelease(task, caller)) {
+    requireCurrentClaim(task, call);
+    if (call.note === null || !/\S/.test(call.note)) {
+      throw new InvalidInput(`note: required to release task ${task.id}, which ${task.assignee ?? 'someone'} holds; say why (it is kept in the task's history)`);
+    }
+    return { actor: agent.name, action: 'released', status: 'open', assignee: null, note: call.note };
+  }
+  requireHolder(task, agent, 'release', call);
+  return { actor: agent.name, action: 'released', status: 'open', assignee: null, note: call.note };
 }
 
 /** The board owner removed the agent from agents.json: a task it held goes back to the open pool. */
@@ -90,8 +131,8 @@ export function decideReleaseOfRemoved(task: Task, name: string): TaskChange {
   return { actor: 'roundtable', action: 'released', status: 'open', assignee: null, note: `${name} was removed from agents.json` };
 }
 
-export function decideSubmit(task: Task, { agent }: Caller, result: string): TaskChange {
-  requireHolder(task, agent, 'submit');
+export function decideSubmit(task: Task, { agent }: Caller, result: string, call: HolderCall): TaskChange {
+  requireHolder(task, agent, 'submit', call);
   // The result is also kept in the history, so a later rejection and resubmission loses nothing.
   return { actor: agent.name, action: 'submitted', status: 'submitted', assignee: agent.name, result, note: result };
 }
@@ -122,6 +163,8 @@ export function decideCancel(task: Task, caller: Caller, reason: string | null):
   return { actor: agent.name, action: 'cancelled', status: 'cancelled', assignee: task.assignee, note: reason };
 }
 
-export function checkCanPost(task: Task): void {
+/** Anyone may post on an unfinished task; with a claim_id, only while that claim is current. */
+export function checkCanPost(task: Task, call: HolderCall): void {
+  requireCurrentClaim(task, call);
   if (FINAL_STATUSES.includes(task.status)) throw new Conflict(`task ${task.id} is ${task.status}; messages cannot be added to a final task`);
 }

@@ -1,14 +1,37 @@
 // Agents waiting for activity: a timer and a callback each, woken by board events that concern them. No polling.
+import type { WaitCategory } from 'roundtable-shared';
 import type { BoardEvent, EventBus } from '../events.js';
+
+/** An agent an event may have given something to do, and what kind of thing. */
+export interface Concern {
+  readonly agent: string;
+  readonly about: WaitCategory;
+}
 
 export interface WaitersOptions {
   readonly events: EventBus;
-  /** The agents an event concerns; waiters of other agents are not woken. */
-  readonly concerns: (event: BoardEvent) => Iterable<string>;
+  /** Whom an event concerns, and how; waiters of other agents, or waiting for other things, are not woken. */
+  readonly concerns: (event: BoardEvent) => Iterable<Concern>;
+}
+
+export interface WaitOptions {
+  readonly timeoutMs: number;
+  /** Only events about these wake the wait. */
+  readonly about: ReadonlySet<WaitCategory>;
+  /** Aborted when the caller went away. */
+  readonly signal?: AbortSignal | undefined;
+}
+
+/** activity: an event concerned the agent; revoked: its token was removed or rotated; aborted: the caller left. */
+export type WaitOutcome = 'activity' | 'timeout' | 'aborted' | 'revoked';
+
+interface Waiter {
+  readonly about: ReadonlySet<WaitCategory>;
+  finish(how: WaitOutcome): void;
 }
 
 export class ActivityWaiters {
-  private readonly waiting = new Map<string, Set<() => void>>();
+  private readonly waiting = new Map<string, Set<Waiter>>();
   private readonly lastWaitEnded = new Map<string, number>();
   private readonly unsubscribe: () => void;
 
@@ -16,25 +39,36 @@ export class ActivityWaiters {
     this.unsubscribe = options.events.subscribe((event) => this.wake(event));
   }
 
-  /** Resolves 'activity' when an event concerns the agent, 'timeout' after timeoutMs, 'aborted' if the caller left. */
-  wait(agent: string, timeoutMs: number, signal?: AbortSignal): Promise<'activity' | 'timeout' | 'aborted'> {
+  /** Resolves when an event about one of `about` concerns the agent, after the timeout, when the caller leaves, or when revoked. */
+  wait(agent: string, options: WaitOptions): Promise<WaitOutcome> {
+    const { signal } = options;
     return new Promise((resolve) => {
-      const set = this.waiting.get(agent) ?? new Set<() => void>();
+      const set = this.waiting.get(agent) ?? new Set<Waiter>();
       this.waiting.set(agent, set);
-      const finish = (how: 'activity' | 'timeout' | 'aborted') => {
-        clearTimeout(timer);
-        signal?.removeEventListener('abort', onAbort);
-        set.delete(waker);
-        if (set.size === 0) this.waiting.delete(agent);
-        this.lastWaitEnded.set(agent, Date.now());
-        resolve(how);
+      const waiter: Waiter = {
+        about: options.about,
+        finish: (how) => {
+          clearTimeout(timer);
+          signal?.removeEventListener('abort', onAbort);
+          set.delete(waiter);
+          if (set.size === 0 && this.waiting.get(agent) === set) this.waiting.delete(agent);
+          this.lastWaitEnded.set(agent, Date.now());
+          resolve(how);
+        },
       };
-      const waker = () => finish('activity');
-      const onAbort = () => finish('aborted');
-      const timer = setTimeout(() => finish('timeout'), timeoutMs);
-      set.add(waker);
+      const onAbort = () => waiter.finish('aborted');
+      const timer = setTimeout(() => waiter.finish('timeout'), options.timeoutMs);
+      set.add(waiter);
       signal?.addEventListener('abort', onAbort, { once: true });
     });
+  }
+
+  /** Ends every wait of these agents at once: their token no longer names them (removed or rotated). */
+  revoke(agents: Iterable<string>): void {
+    for (const agent of agents) {
+      const set = this.waiting.get(agent);
+      if (set) for (const waiter of [...set]) waiter.finish('revoked');
+    }
   }
 
   isWaiting(agent: string): boolean {
@@ -57,9 +91,9 @@ export class ActivityWaiters {
 
   private wake(event: BoardEvent): void {
     if (this.waiting.size === 0) return;
-    for (const agent of this.options.concerns(event)) {
+    for (const { agent, about } of this.options.concerns(event)) {
       const set = this.waiting.get(agent);
-      if (set) for (const waker of [...set]) waker();
+      if (set) for (const waiter of [...set]) if (waiter.about.has(about)) waiter.finish('activity');
     }
   }
 }

@@ -3,10 +3,11 @@ import { Hono } from 'hono';
 import { InvalidInput } from '../errors.js';
 import type { ToolDispatcher } from '../board/dispatch.js';
 import { acquireInstance } from '../board/instances.js';
+import type { Leases } from '../board/leases.js';
 import type { BoardStore } from '../store/store.js';
 import type { AuthVariables } from './auth.js';
 
-export function apiRoutes(dispatcher: ToolDispatcher, store: BoardStore): Hono<{ Variables: AuthVariables }> {
+export function apiRoutes(dispatcher: ToolDispatcher, store: BoardStore, leases: Leases): Hono<{ Variables: AuthVariables }> {
   const api = new Hono<{ Variables: AuthVariables }>();
 
   api.post('/tools/:name', async (c) => {
@@ -29,6 +30,12 @@ export function apiRoutes(dispatcher: ToolDispatcher, store: BoardStore): Hono<{
   api.delete('/instances/:id', async (c) => {
     await store.releaseInstance(c.get('agent').name, c.req.param('id'));
     return c.body(null, 204);
+  });
+
+  // The bridge's heartbeat while its agent app lives: renews the agent's claims; not a tool call (no audit row, no rate limit).
+  api.post('/heartbeat', async (c) => {
+    c.header('Cache-Control', 'no-store');
+    return c.json(await leases.heartbeat(c.get('agent').name));
   });
 
   return api;

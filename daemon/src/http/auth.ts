@@ -20,9 +20,10 @@ export function bearerAuth(options: BearerAuthOptions): MiddlewareHandler<{ Vari
         {
           error: {
             code: 'unauthorized',
+            // Said to whoever calls: an HTTP client sends the header itself; the bridge is only one such client.
             message: match
-              ? 'this token is not valid for this board; ask the board owner for a token, or run `roundtable-bridge login` again'
-              : 'missing bearer token: send the header "Authorization: Bearer <your agent token>"',
+              ? 'this token is not valid for this board (not in its agents.json, or removed or rotated since): send "Authorization: Bearer <token>" with an agent token that the board\'s owner issued (`roundtable agents add` or `rotate`). Through roundtable-bridge, `roundtable-bridge login` stores the new one'
+              : 'missing bearer token: send the header "Authorization: Bearer <token>" with an agent token that the board\'s owner issued (`roundtable agents add`)',
           },
         },
         401,

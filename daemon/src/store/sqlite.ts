@@ -9,8 +9,12 @@ import {
   type AuditRow,
   type BoardStore,
   type CheckTask,
+  type ClaimRecord,
   type DecideChange,
+  type ExpiredLease,
+  type Holding,
   type InstanceLease,
+  type LeaseView,
   type NewMessage,
   type NewRoomMessage,
   type PendingCounts,
@@ -36,11 +40,13 @@ interface TaskRow {
   assignee: string | null;
   created_by: string;
   result: string | null;
+  claim_id: number | null;
+  lease_expires_at: string | null;
   created_at: string;
   updated_at: string;
 }
 
-const SUMMARY_COLUMNS = 'id, title, required_skills, status, assignee, created_by, created_at, updated_at';
+const SUMMARY_COLUMNS = 'id, title, required_skills, status, assignee, created_by, claim_id, lease_expires_at, created_at, updated_at';
 
 function toTask(row: TaskRow): Task {
   return { ...row, required_skills: JSON.parse(row.required_skills) as string[] };
@@ -107,11 +113,36 @@ export class SqliteStore implements BoardStore {
       ),
       insertSkill: db.prepare('INSERT OR IGNORE INTO task_skills (task_id, skill) VALUES (?, ?)'),
       getTask: db.prepare('SELECT * FROM tasks WHERE id = ?'),
-      updateTask: db.prepare('UPDATE tasks SET status = @status, assignee = @assignee, result = @result, updated_at = @at WHERE id = @id'),
-      insertActivity: db.prepare(
-        `INSERT INTO activity (task_id, agent, action, from_status, to_status, assignee, note, created_at)
-         VALUES (@task_id, @agent, @action, @from_status, @to_status, @assignee, @note, @at)`,
+      updateTask: db.prepare(
+        `UPDATE tasks SET status = @status, assignee = @assignee, result = @result, claim_id = @claim_id, lease_expires_at = @lease_expires_at,
+           updated_at = @at WHERE id = @id`,
       ),
+      insertActivity: db.prepare(
+        `INSERT INTO activity (task_id, agent, action, from_status, to_status, assignee, note, claim_id, created_at)
+         VALUES (@task_id, @agent, @action, @from_status, @to_status, @assignee, @note, @claim_id, @at)`,
+      ),
+      insertClaim: db.prepare('INSERT INTO claims (task_id, agent, claimed_at) VALUES (?, ?, ?)'),
+      markClaimLapsed: db.prepare('UPDATE claims SET lapsed_at = ? WHERE id = ?'),
+      // The partial index on lease_expires_at finds what is due without looking at unclaimed tasks.
+      dueLeases: db.prepare(
+        'SELECT id, assignee, claim_id, lease_expires_at FROM tasks WHERE lease_expires_at <= ? ORDER BY lease_expires_at LIMIT 500',
+      ),
+      // Conditional: only the claim that lapsed, only if it is still there; a second sweeper changes nothing.
+      expireLease: db.prepare(
+        `UPDATE tasks SET status = 'open', assignee = NULL, claim_id = NULL, lease_expires_at = NULL, updated_at = @at
+         WHERE id = @id AND status = 'claimed' AND claim_id = @claim_id AND lease_expires_at <= @now`,
+      ),
+      renewLeases: db.prepare(
+        "UPDATE tasks SET lease_expires_at = @until WHERE assignee = @agent AND status = 'claimed' AND lease_expires_at > @now AND lease_expires_at < @until",
+      ),
+      leasesHeldBy: db.prepare(
+        "SELECT id AS task_id, claim_id, lease_expires_at FROM tasks WHERE assignee = ? AND status = 'claimed' AND lease_expires_at IS NOT NULL ORDER BY id",
+      ),
+      nextLeaseExpiry: db.prepare('SELECT MIN(lease_expires_at) FROM tasks WHERE lease_expires_at IS NOT NULL').pluck(),
+      claimById: db.prepare('SELECT id, agent, claimed_at, lapsed_at FROM claims WHERE task_id = ? AND id = ?'),
+      latestClaimBy: db.prepare('SELECT id, agent, claimed_at, lapsed_at FROM claims WHERE task_id = ? AND agent = ? ORDER BY id DESC LIMIT 1'),
+      claimEnd: db.prepare("SELECT action, agent, created_at FROM activity WHERE task_id = ? AND claim_id = ? AND action != 'claimed' ORDER BY id DESC LIMIT 1"),
+      countExpiredSince: db.prepare("SELECT COUNT(*) FROM activity WHERE action = 'lease_expired' AND created_at >= ?").pluck(),
       insertReview: db.prepare('INSERT INTO reviews (task_id, reviewer, verdict, note, submitter, created_at) VALUES (?, ?, ?, ?, ?, ?)'),
       insertMessage: db.prepare('INSERT INTO messages (task_id, author, kind, text, created_at) VALUES (?, ?, ?, ?, ?)'),
       messagesOf: db.prepare('SELECT * FROM messages WHERE task_id = ? ORDER BY id'),
@@ -171,7 +202,7 @@ export class SqliteStore implements BoardStore {
       countSubmitted: db.prepare("SELECT COUNT(*) FROM tasks WHERE status = 'submitted'").pluck(),
       countSubmittedByOthers: db.prepare("SELECT COUNT(*) FROM tasks WHERE status = 'submitted' AND assignee != ?").pluck(),
       reviewsFor: db.prepare('SELECT id, task_id, verdict, reviewer, created_at FROM reviews WHERE submitter = ? AND id > ? ORDER BY id'),
-      holdings: db.prepare("SELECT id, title, status, assignee FROM tasks WHERE status = 'claimed' ORDER BY id"),
+      holdings: db.prepare("SELECT id, title, status, assignee, claim_id, lease_expires_at FROM tasks WHERE status = 'claimed' ORDER BY id"),
       // Walks the (status, id) index backwards: as cheap for the last 50 of a million as of the last 50 of 60.
       latestTasks: db.prepare(`SELECT ${SUMMARY_COLUMNS} FROM tasks WHERE status = ? ORDER BY id DESC LIMIT ?`),
     };
@@ -199,6 +230,7 @@ export class SqliteStore implements BoardStore {
           to_status: 'open',
           assignee: task.assignee,
           note: null,
+          claim_id: null,
           at,
         });
         return this.recordExtras(extras, toTask(this.stmt.getTask.get(id) as TaskRow), id);
@@ -283,11 +315,15 @@ export class SqliteStore implements BoardStore {
         const before = this.requireTask(id);
         const change = decide(before);
         const at = now();
+        // A new claim gets a fresh id and its lease; any other move out of `claimed` ends the lease.
+        const claimId = change.lease ? Number(this.stmt.insertClaim.run(id, change.assignee, at).lastInsertRowid) : change.status === 'claimed' ? before.claim_id : null;
         this.stmt.updateTask.run({
           id,
           status: change.status,
           assignee: change.assignee,
           result: change.result === undefined ? before.result : change.result,
+          claim_id: claimId,
+          lease_expires_at: change.lease ? change.lease.expiresAt : change.status === 'claimed' ? before.lease_expires_at : null,
           at,
         });
         if (change.review) {
@@ -301,6 +337,7 @@ export class SqliteStore implements BoardStore {
           to_status: change.status,
           assignee: change.assignee,
           note: change.note ?? null,
+          claim_id: change.lease ? claimId : before.claim_id,
           at,
         });
         return this.recordExtras(extras, toTask(this.stmt.getTask.get(id) as TaskRow), id);
@@ -449,14 +486,73 @@ export class SqliteStore implements BoardStore {
     }).immediate();
   }
 
-  async holdings(): Promise<Map<string, Array<{ id: number; title: string; status: string }>>> {
-    const held = new Map<string, Array<{ id: number; title: string; status: string }>>();
-    for (const row of this.stmt.holdings.all() as Array<{ id: number; title: string; status: string; assignee: string }>) {
-      const list = held.get(row.assignee) ?? [];
-      list.push({ id: row.id, title: row.title, status: row.status });
-      held.set(row.assignee, list);
+  async holdings(): Promise<Map<string, Holding[]>> {
+    const held = new Map<string, Holding[]>();
+    for (const { assignee, ...holding } of this.stmt.holdings.all() as Array<Holding & { assignee: string }>) {
+      const list = held.get(assignee) ?? [];
+      list.push(holding);
+      held.set(assignee, list);
     }
     return held;
+  }
+
+  async expireLeases(at: string): Promise<ExpiredLease[]> {
+    return this.db
+      .transaction(() => {
+        const expired: ExpiredLease[] = [];
+        for (const due of this.stmt.dueLeases.all(at) as Array<{ id: number; assignee: string; claim_id: number; lease_expires_at: string }>) {
+          if (this.stmt.expireLease.run({ id: due.id, claim_id: due.claim_id, now: at, at }).changes === 0) continue;
+          this.stmt.markClaimLapsed.run(due.lease_expires_at, due.claim_id);
+          this.stmt.insertActivity.run({
+            task_id: due.id,
+            agent: 'roundtable',
+            action: 'lease_expired',
+            from_status: 'claimed',
+            to_status: 'open',
+            assignee: null,
+            note: `claim ${due.claim_id} by ${due.assignee} lapsed at ${due.lease_expires_at}`,
+            claim_id: due.claim_id,
+            at,
+          });
+          const task = toTask(this.stmt.getTask.get(due.id) as TaskRow);
+          expired.push({ task, holder: due.assignee, claimId: due.claim_id, expiredAt: due.lease_expires_at });
+        }
+        return expired;
+      })
+      .immediate();
+  }
+
+  async renewLeases(agent: string, until: string, at: string): Promise<number> {
+    return this.stmt.renewLeases.run({ agent, until, now: at }).changes;
+  }
+
+  async leasesHeldBy(agent: string): Promise<LeaseView[]> {
+    return this.stmt.leasesHeldBy.all(agent) as LeaseView[];
+  }
+
+  async nextLeaseExpiry(): Promise<string | null> {
+    return (this.stmt.nextLeaseExpiry.get() as string | null) ?? null;
+  }
+
+  async findClaim(taskId: number, by: { readonly claimId: number } | { readonly agent: string }): Promise<ClaimRecord | undefined> {
+    return this.db.transaction(() => {
+      const row = ('claimId' in by ? this.stmt.claimById.get(taskId, by.claimId) : this.stmt.latestClaimBy.get(taskId, by.agent)) as
+        | { id: number; agent: string; claimed_at: string; lapsed_at: string | null }
+        | undefined;
+      if (!row) return undefined;
+      const end = this.stmt.claimEnd.get(taskId, row.id) as { action: string; agent: string; created_at: string } | undefined;
+      return {
+        claimId: row.id,
+        agent: row.agent,
+        claimedAt: row.claimed_at,
+        lapsedAt: row.lapsed_at,
+        ended: end ? { action: end.action, by: end.agent, at: end.created_at } : null,
+      };
+    })();
+  }
+
+  async countExpiredLeasesSince(since: string): Promise<number> {
+    return this.stmt.countExpiredSince.get(since) as number;
   }
 
   async close(): Promise<void> {

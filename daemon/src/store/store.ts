@@ -14,6 +14,8 @@ export interface TaskChange {
   readonly action: string;
   readonly note?: string | null;
   readonly review?: { readonly verdict: Verdict; readonly note: string | null; readonly submitter: string | null };
+  /** A new claim: the store gives it a fresh claim id and this lease. Leaving `claimed` always ends the lease. */
+  readonly lease?: { readonly expiresAt: string };
 }
 
 /** A pure rule: looks at the task as stored now and returns the change, or throws a BoardError. */
@@ -153,6 +155,38 @@ export interface PendingQuery {
   readonly reviews: 'all' | 'others' | 'none';
 }
 
+/** A claim that lapsed and was reopened by the sweep. */
+export interface ExpiredLease {
+  readonly task: Task;
+  readonly holder: string;
+  readonly claimId: number;
+  readonly expiredAt: string;
+}
+
+/** One claim as recorded, and how it ended (null while it is the task's current claim). */
+export interface ClaimRecord {
+  readonly claimId: number;
+  readonly agent: string;
+  readonly claimedAt: string;
+  /** When its lease ran out, if it lapsed. */
+  readonly lapsedAt: string | null;
+  readonly ended: { readonly action: string; readonly by: string; readonly at: string } | null;
+}
+
+export interface LeaseView {
+  readonly task_id: number;
+  readonly claim_id: number;
+  readonly lease_expires_at: string;
+}
+
+export interface Holding {
+  readonly id: number;
+  readonly title: string;
+  readonly status: string;
+  readonly claim_id: number | null;
+  readonly lease_expires_at: string | null;
+}
+
 export interface BoardStore {
   createTask(task: NewTask, extras?: WriteExtras<Task>): Promise<Task>;
   getTask(id: number): Promise<TaskDetail | undefined>;
@@ -188,7 +222,22 @@ export interface BoardStore {
   /** Marks the reviews up to this id as told to the agent. */
   markReviewsSeen(agent: string, upToId: number): Promise<void>;
   /** Tasks each agent holds (claimed) now. */
-  holdings(): Promise<Map<string, Array<{ id: number; title: string; status: string }>>>;
+  holdings(): Promise<Map<string, Holding[]>>;
+  /**
+   * Reopens every claim whose lease lapsed at or before `now`, each with a `lease_expired` history row, in one
+   * transaction; a conditional update, so of several daemons sweeping at once each lapse is reopened once.
+   */
+  expireLeases(now: string): Promise<ExpiredLease[]>;
+  /** Moves the unlapsed leases the agent holds to `until`; returns how many. */
+  renewLeases(agent: string, until: string, now: string): Promise<number>;
+  /** The leases the agent holds now. */
+  leasesHeldBy(agent: string): Promise<LeaseView[]>;
+  /** The earliest lease expiry on the board, or null when nothing is claimed. */
+  nextLeaseExpiry(): Promise<string | null>;
+  /** A claim on a task: by its id, or the agent's latest; undefined if there is none. */
+  findClaim(taskId: number, by: { readonly claimId: number } | { readonly agent: string }): Promise<ClaimRecord | undefined>;
+  /** How many leases lapsed since the given time. */
+  countExpiredLeasesSince(since: string): Promise<number>;
   /** Ends the lease if this instance holds it. */
   releaseInstance(agent: string, instanceId: string): Promise<void>;
   close(): Promise<void>;

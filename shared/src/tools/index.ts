@@ -19,6 +19,7 @@ export * from './define.js';
 export { whoami, listAgents, createTask, listTasks, getTask, claimTask, releaseTask, postMessage, submitResult, reviewTask, cancelTask };
 export { post, readUnread, readLog, deliveryStatus, members, waitForActivity };
 export { roomMessageSchema, type RoomMessage } from './room.js';
+export { WAIT_CATEGORIES, type WaitCategory } from './presence.js';
 
 export const TOOLS = [
   whoami,

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { LIMITS } from '../limits.js';
 import { MESSAGE_KINDS, VERDICTS } from '../states.js';
-import { agentName, boundedText, optionalText, skill, taskId, wellFormedText } from '../fields.js';
+import { agentName, boundedText, claimId, optionalText, skill, taskId, wellFormedText } from '../fields.js';
 import {
   activitySchema,
   messageSchema,
@@ -80,7 +80,7 @@ export const claimTask = defineTool({
   name: 'claim_task',
   title: 'Claim a task',
   description:
-    'Workers (in peer mode: any peer) claim an open task for themselves (open -> claimed). Exactly one of several racing claimants wins; the others get a conflict. You need every required skill, and a task reserved for someone else cannot be claimed.',
+    'Workers (in peer mode: any peer) claim an open task for themselves (open -> claimed). Exactly one of several racing claimants wins; the others get a conflict. You need every required skill, and a task reserved for someone else cannot be claimed. The claim is a lease: every call you make renews it until lease_expires_at; if you fall silent it lapses and the task reopens. Pass the returned claim_id to submit_result, release_task and post_message so they are refused if your claim lapsed.',
   input: z.strictObject({ task_id: taskId }),
   output: oneTask,
   mutates: true,
@@ -89,8 +89,12 @@ export const claimTask = defineTool({
 export const releaseTask = defineTool({
   name: 'release_task',
   title: 'Release a task',
-  description: 'The assignee gives a claimed task back (claimed -> open) so another worker can take it.',
-  input: z.strictObject({ task_id: taskId }),
+  description: `The assignee gives a claimed task back (claimed -> open) so another worker can take it. The leader (in peer mode: the task's creator) may also release a task claimed by someone else, for example a crashed agent's, with a note saying why. Limit ${LIMITS.releaseNote} characters.`,
+  input: z.strictObject({
+    task_id: taskId,
+    claim_id: claimId.optional(),
+    note: optionalText('note', LIMITS.releaseNote),
+  }),
   output: oneTask,
   mutates: true,
 });
@@ -98,11 +102,12 @@ export const releaseTask = defineTool({
 export const postMessage = defineTool({
   name: 'post_message',
   title: 'Post a message on a task',
-  description: `Adds a message to a task: kind is progress, help_request, reply or note. Not allowed on done or cancelled tasks. Limit ${LIMITS.message} characters.`,
+  description: `Adds a message to a task: kind is progress, help_request, reply or note. Not allowed on done or cancelled tasks. With claim_id, it is refused unless that is still the task's current claim. Limit ${LIMITS.message} characters.`,
   input: z.strictObject({
     task_id: taskId,
     kind: z.enum(MESSAGE_KINDS, { error: `kind must be one of ${MESSAGE_KINDS.join(', ')}` }),
     text: boundedText('text', LIMITS.message),
+    claim_id: claimId.optional(),
   }),
   output: z.object({ message: messageSchema, untrusted_content_warning: untrustedWarning }),
   mutates: true,
@@ -111,8 +116,8 @@ export const postMessage = defineTool({
 export const submitResult = defineTool({
   name: 'submit_result',
   title: 'Submit a result',
-  description: `The assignee submits the result of a claimed task (claimed -> submitted) for review. Limit ${LIMITS.result} characters.`,
-  input: z.strictObject({ task_id: taskId, result: boundedText('result', LIMITS.result) }),
+  description: `The assignee submits the result of a claimed task (claimed -> submitted) for review. With claim_id, it is refused if that claim lapsed. Limit ${LIMITS.result} characters.`,
+  input: z.strictObject({ task_id: taskId, result: boundedText('result', LIMITS.result), claim_id: claimId.optional() }),
   output: oneTask,
   mutates: true,
 });
