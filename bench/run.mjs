@@ -6,6 +6,7 @@
 //   list_tasks  list_tasks latency (p50/p99) at 100,000 tasks, sequential requests through the daemon's API
 //   bridge_start  cold start (spawn -> initialize -> tools/list) of the stdio bridge vs a bare MCP SDK stdio server
 //                 (bench/bare-stdio-server.mjs) vs mcp-remote proxying the daemon's /mcp
+//   event_streams  create_task p50 with 1,000 live-page event streams open vs with none (bench/live.mjs)
 //   bridge_calls  per-call latency of get_task and claim_task through the bridge, straight to /mcp (Streamable HTTP)
 //                 and through mcp-remote, then the resident memory of the stdio processes
 //                 (MCP client helpers: bench/mcp-clients.mjs)
@@ -19,10 +20,10 @@
 // BENCH_LIST_TASKS (100000), BENCH_LIST_ITERATIONS (300), BENCH_RATE_LIMIT (100000, the daemon's maximum),
 // BENCH_DAEMON_NODE_ARGS / BENCH_BARE_NODE_ARGS / BENCH_BRIDGE_NODE_ARGS (extra node flags for the daemon / the bare
 // server / the bridge, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to see where a server spends its time),
-// BENCH_COLD_STARTS (15), BENCH_BRIDGE_CALLS (300).
+// BENCH_COLD_STARTS (15), BENCH_BRIDGE_CALLS (300), BENCH_EVENT_STREAMS (1000), BENCH_EVENT_STREAM_CALLS (200).
 import { execFileSync, spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { benchIdleWaiters, benchWakeup } from './live.mjs';
+import { benchEventStreams, benchIdleWaiters, benchWakeup } from './live.mjs';
 import { benchLeaseRenewal, benchLeaseSweep } from './leases.mjs';
 import { closeSync, copyFileSync, existsSync, fsyncSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
@@ -68,6 +69,9 @@ const CONFIG = Object.freeze({
   bridgeNodeArgs: (process.env.BENCH_BRIDGE_NODE_ARGS ?? '').split(/\s+/).filter(Boolean),
   coldStarts: envInt('BENCH_COLD_STARTS', 15),
   bridgeCalls: envInt('BENCH_BRIDGE_CALLS', 300),
+  // The daemon's default ROUNDTABLE_MAX_EVENT_STREAMS; a multiple of 8 (streams per agent).
+  eventStreams: envInt('BENCH_EVENT_STREAMS', 1000),
+  eventStreamCalls: envInt('BENCH_EVENT_STREAM_CALLS', 200),
   bridgeWarmup: 30,
   bridgeBlock: 30, // calls per client per turn: the clients take turns in blocks of this many, in rotating order
   bridgeReadTasks: 200,
@@ -83,6 +87,7 @@ const TARGETS = Object.freeze({
   maxBridgeRssMb: 80,
   maxWakeP99Ms: 50,
   maxIdleWaitersMb: 50,
+  maxStreamsP50Ratio: 2,
 });
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -1061,6 +1066,7 @@ const SECTIONS = [
   { name: 'bridge_calls', run: benchBridgeCalls },
   { name: 'wakeup', run: () => benchWakeup(liveHelpers(), { rounds: 200, seedPollS: 10 }) },
   { name: 'idle_waiters', run: () => benchIdleWaiters(liveHelpers(), { count: 1000, idleMs: 5000 }) },
+  { name: 'event_streams', run: () => benchEventStreams(liveHelpers(), { streams: CONFIG.eventStreams, calls: CONFIG.eventStreamCalls, rounds: 4 }) },
   { name: 'lease_renewal', run: () => benchLeaseRenewal(liveHelpers(), { rounds: 1500, block: 50 }) },
   { name: 'lease_sweep', run: () => benchLeaseSweep(liveHelpers(), { tasks: 100_000, leases: 1000, spreadMs: 5000 }) },
 ];

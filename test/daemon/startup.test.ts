@@ -78,6 +78,9 @@ describe('environment validation', () => {
     ['ROUNDTABLE_PORT', '70000'],
     ['ROUNDTABLE_RATE_LIMIT_PER_MINUTE', '0'],
     ['ROUNDTABLE_ALLOWED_HOSTS', 'good.example,bad host'],
+    ['ROUNDTABLE_ALLOWED_HOSTS', 'good.example:0'],
+    ['ROUNDTABLE_ALLOWED_HOSTS', 'good.example:99999'],
+    ['ROUNDTABLE_MAX_EVENT_STREAMS', '0'],
   ])('%s=%s exits non-zero naming the variable', async (name, value) => {
     const dir = tempDir();
     writeAgentsFile(join(dir, 'agents.json'), DEFAULT_AGENTS, Object.fromEntries(DEFAULT_AGENTS.map((a) => [a.name, token()])));
