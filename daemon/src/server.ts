@@ -10,6 +10,7 @@ import { createApp } from './app.js';
 import { newestBackupAgeMs, takeBackup } from './backup.js';
 import { Board } from './board/board.js';
 import { Leases } from './board/leases.js';
+import { losersOfClaims } from './board/rules.js';
 import { Presence } from './board/presence.js';
 import { Room } from './board/room.js';
 import { LocalEventBus } from './events.js';
@@ -43,13 +44,13 @@ function reloadCertificate(server: ServerType, tls: NonNullable<Config['tls']>):
 }
 
 export async function startBoard(config: Config): Promise<RunningBoard> {
-  // A removed agent's claimed tasks go back to the pool, so revoking an agent strands no work.
-  let releaseHeldBy: (name: string) => Promise<number[]> = async () => [];
-  const registry = new AgentRegistry(config.agentsConfigPath, (names) => {
-    for (const name of names) {
-      releaseHeldBy(name).then(
-        (ids) => ids.length && log.info('released the tasks of a removed agent', { agent: name, task_ids: ids }),
-        (error: unknown) => log.error('releasing the tasks of a removed agent failed', { agent: name, error: String(error) }),
+  // The claims of an agent that is removed, or whose new role does not claim, go back to the pool: revoking strands no work.
+  let releaseHeldBy: (name: string, why: string) => Promise<number[]> = async () => [];
+  const registry = new AgentRegistry(config.agentsConfigPath, (previous, current) => {
+    for (const { name, why } of losersOfClaims(previous, current)) {
+      releaseHeldBy(name, why).then(
+        (ids) => ids.length && log.info('released the tasks of an agent that may no longer hold them', { agent: name, task_ids: ids }),
+        (error: unknown) => log.error('releasing the tasks of an agent failed', { agent: name, error: String(error) }),
       );
     }
   });
@@ -72,7 +73,7 @@ export async function startBoard(config: Config): Promise<RunningBoard> {
   // A removed or rotated token ends its parked waits at once, with a 401, rather than answering counts later.
   registry.onRevoked((names) => presence.waiters.revoke(names));
   const board = new Board(deps);
-  releaseHeldBy = (name) => board.releaseHeldBy(name);
+  releaseHeldBy = (name, why) => board.releaseHeldBy(name, why);
   const room = new Room(deps);
   const dispatcher = new ToolDispatcher({
     board,
