@@ -2,6 +2,7 @@
 // run the backup schedule, and shut down cleanly.
 import { readFileSync } from 'node:fs';
 import { createServer as createHttpsServer } from 'node:https';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
 import { IDEMPOTENCY_KEY_TTL_MS } from 'roundtable-shared';
@@ -41,6 +42,20 @@ function reloadCertificate(server: ServerType, tls: NonNullable<Config['tls']>):
   } catch (error) {
     log.error('TLS certificate reload failed; keeping the one in use', { cert: tls.certPath, problem: (error as Error).message });
   }
+}
+
+/** Counts requests still being answered, so shutdown knows when the connections left are only idle or abandoned ones. */
+function trackInFlight(server: ServerType): { drained(): Promise<void> } {
+  let count = 0;
+  const waiting: Array<() => void> = [];
+  server.on('request', (_req: IncomingMessage, res: ServerResponse) => {
+    count++;
+    res.once('close', () => {
+      count--;
+      if (count === 0) for (const resolve of waiting.splice(0)) resolve();
+    });
+  });
+  return { drained: () => (count === 0 ? Promise.resolve() : new Promise<void>((resolve) => waiting.push(resolve))) };
 }
 
 export async function startBoard(config: Config): Promise<RunningBoard> {
@@ -102,6 +117,7 @@ export async function startBoard(config: Config): Promise<RunningBoard> {
       reject(error);
     });
   });
+  const inFlight = trackInFlight(server);
   const port = (server.address() as AddressInfo).port;
   const shownHost = config.host.includes(':') ? `[${config.host}]` : config.host;
   const url = `${tls ? 'https' : 'http'}://${shownHost}:${port}`;
@@ -152,8 +168,10 @@ export async function startBoard(config: Config): Promise<RunningBoard> {
       registry.close();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
-        // Idle keep-alive connections would hold close() open; in-flight requests still finish.
+        // Idle keep-alive connections would hold close() open; in-flight requests still finish. Once none is left,
+        // close every connection: a client that gave up on a request mid-way can leave its socket open for seconds.
         (server as unknown as { closeIdleConnections?: () => void }).closeIdleConnections?.();
+        void inFlight.drained().then(() => (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.());
       });
       await store.close();
       unlock();

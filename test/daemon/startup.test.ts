@@ -191,6 +191,24 @@ describe('durability and schema', () => {
     expect(await board.stop('SIGTERM')).toBe(0);
   });
 
+  it('SIGTERM does not wait on a client that gave up on a request mid-way', async () => {
+    const board = await startBoard();
+    const giveUp = new AbortController();
+    const waiting = fetch(`${board.url}/api/v1/tools/wait_for_activity`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${board.tokens['w1']}` },
+      body: JSON.stringify({ timeout_s: 40 }),
+      signal: giveUp.signal,
+    }).catch(() => 'gave up');
+    await eventually('the wait to park', async () => (await api(board, 'lead', 'members')).body.members.find((m: { name: string }) => m.name === 'w1').waiting);
+    giveUp.abort();
+    expect(await waiting).toBe('gave up');
+    // fetch keeps the abandoned socket open for 4 s; the daemon used to wait for it before exiting.
+    const started = Date.now();
+    expect(await board.stop('SIGTERM')).toBe(0);
+    expect(Date.now() - started).toBeLessThan(2500);
+  });
+
   it('a database newer than the code is refused', async () => {
     const board = await startBoard();
     await board.stop();
