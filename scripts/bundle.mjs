@@ -4,8 +4,8 @@
 // ships prebuilt binaries, stays a dependency. The daemon takes shared/ in and keeps its npm dependencies external
 // (better-sqlite3 is native; the rest install from the registry as usual). Each package's bin loads bundle/, which
 // `npm run build` and the package's `prepack` write, so the repository runs the same files the tarball ships.
-import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
@@ -66,7 +66,6 @@ async function bundle(name, spec) {
   // Whatever the package declares as a dependency is installed beside it, so it stays an import; the rest goes in.
   const external = Object.keys(JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).dependencies ?? {});
   const outdir = join(dir, 'bundle');
-  rmSync(outdir, { recursive: true, force: true });
   const result = await build({
     absWorkingDir: dir,
     entryPoints: spec.entries,
@@ -86,9 +85,12 @@ async function bundle(name, spec) {
     logLevel: 'warning',
     plugins: spec.plugins,
     metafile: true,
+    write: false,
   });
+  const files = new Map(result.outputFiles.map((f) => [basename(f.path), Buffer.from(f.contents)]));
   const licenses = licensesOf(dir, Object.keys(result.metafile.inputs));
-  if (licenses) writeFileSync(join(outdir, 'THIRD-PARTY-LICENSES.txt'), licenses);
+  if (licenses) files.set('THIRD-PARTY-LICENSES.txt', Buffer.from(licenses));
+  replaceChanged(outdir, files);
   const bytes = Object.values(result.metafile.outputs).reduce((sum, o) => sum + o.bytes, 0);
   process.stderr.write(`${name}: bundle/ ${(bytes / 1024).toFixed(0)} KB in ${Object.keys(result.metafile.outputs).length} files\n`);
 }
@@ -107,4 +109,18 @@ function licensesOf(dir, inputs) {
     parts.push(`${pkg.name} ${pkg.version} (${pkg.license ?? 'see its package'})\n\n${file ? readFileSync(join(pkgDir, file), 'utf8').trim() : 'No license file in the package.'}\n`);
   }
   return parts.length ? `Third-party code bundled into this package\n\n${parts.join('\n---\n\n')}` : undefined;
+}
+
+/**
+ * Writes only the files whose bytes changed and removes the ones no longer made. Chunk names are content hashes, so
+ * an unchanged build touches nothing: a bridge or daemon already running from bundle/ (a test, an agent app) keeps
+ * finding the chunks it loads later.
+ */
+function replaceChanged(outdir, files) {
+  mkdirSync(outdir, { recursive: true });
+  for (const [name, bytes] of files) {
+    const path = join(outdir, name);
+    if (!existsSync(path) || !readFileSync(path).equals(bytes)) writeFileSync(path, bytes);
+  }
+  for (const name of readdirSync(outdir)) if (!files.has(name)) rmSync(join(outdir, name), { force: true });
 }
