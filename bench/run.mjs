@@ -26,6 +26,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { benchEventStreams, benchIdleWaiters, benchWakeup } from './live.mjs';
 import { benchLeaseRenewal, benchLeaseSweep } from './leases.mjs';
+import { benchHookStop } from './hooks.mjs';
 import { closeSync, copyFileSync, existsSync, fsyncSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -1091,6 +1092,7 @@ const SECTIONS = [
   { name: 'event_streams', run: () => benchEventStreams(liveHelpers(), { streams: CONFIG.eventStreams, calls: CONFIG.eventStreamCalls, rounds: 4 }) },
   { name: 'lease_renewal', run: () => benchLeaseRenewal(liveHelpers(), { rounds: 1500, block: 50 }) },
   { name: 'lease_sweep', run: () => benchLeaseSweep(liveHelpers(), { tasks: 100_000, leases: 1000, spreadMs: 5000 }) },
+  { name: 'hook_stop', run: () => benchHookStop(liveHelpers(), { runs: 50 }) },
 ];
 
 // ---------------------------------------------------------------------------------------------------------------
