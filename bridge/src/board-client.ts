@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { KyInstance } from 'ky';
-import { findTool, HEARTBEAT_PATH, isErrorCode, LIMITS, waitForActivity, type ErrorBody, type HeartbeatAnswer } from 'roundtable-shared';
+import { findTool, HEARTBEAT_PATH, isErrorCode, LIMITS, waitForActivity, type ErrorBody, type HeartbeatAnswer, WATCHER_HEADER } from 'roundtable-shared';
 import type { BridgeConfig } from './config.js';
 import { refusedTokenMessage, type FoundToken } from './credentials.js';
 import { BadResponse, CallTimeout, DaemonUnreachable, TlsUntrusted } from './errors.js';
@@ -24,6 +24,8 @@ export interface BoardClientOptions {
    */
   readonly token: (refresh: boolean) => Promise<string | FoundToken>;
   readonly userAgent: string;
+  /** A watcher (`wake`) marks its calls, so they do not keep a crashed agent's claims alive. */
+  readonly watcher?: boolean;
   /**
    * Pauses before each reconnect after a network failure (default: RECONNECT_DELAYS_MS). A hook, which must not hold
    * its agent app up while the board is down, passes a shorter list.
@@ -68,7 +70,7 @@ export class BoardClient {
       prefixUrl: this.options.config.baseUrl,
       retry: 0,
       throwHttpErrors: true,
-      headers: { 'user-agent': this.options.userAgent },
+      headers: { 'user-agent': this.options.userAgent, ...(this.options.watcher && { [WATCHER_HEADER]: '1' }) },
       fetch: createNodeFetch(this.ca === undefined ? {} : { ca: this.ca }),
     });
     return { client: this.client, ky };

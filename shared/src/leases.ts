@@ -1,5 +1,11 @@
 // Claim leases as the bridge and the worker see them: the heartbeat that keeps an agent's claims alive.
 
+/**
+ * Sent by a process that watches the board for an agent without being the agent (`roundtable-bridge wake`): its
+ * calls are not a sign that the agent lives, so they renew none of its claims.
+ */
+export const WATCHER_HEADER = 'roundtable-watcher';
+
 /** Renews every lease the caller holds; not a tool call (no audit row, no tool rate limit). */
 export const HEARTBEAT_PATH = 'api/v1/heartbeat';
 

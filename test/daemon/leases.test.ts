@@ -81,6 +81,25 @@ describe('a claim is a lease', () => {
     await api(board, 'w2', 'release_task', { task_id: id, claim_id: held.claim_id });
   });
 
+  it("a watcher's calls (roundtable-bridge wake) renew nothing: the claim of an agent whose app died still lapses", async () => {
+    const id = await newTask();
+    await claim('w3', id);
+    const until = Date.now() + 2 * TTL_S * 1000;
+    let watched = 0;
+    while (Date.now() < until && (await taskOf(id)).task.status === 'claimed') {
+      const response = await fetch(`${board.url}/api/v1/tools/wait_for_activity`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${board.tokens['w3']}`, 'content-type': 'application/json', 'roundtable-watcher': '1' },
+        body: JSON.stringify({ timeout_s: 0 }),
+      });
+      expect(response.status).toBe(200);
+      watched++;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(watched).toBeGreaterThan(0);
+    await lapsed(id);
+  });
+
   it('a heartbeat renews every lease the caller holds and says how often to beat; it is not a tool call', async () => {
     const id = await newTask();
     const held = await claim('w3', id);

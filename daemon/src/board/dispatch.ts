@@ -21,6 +21,8 @@ export interface CallOptions {
   readonly requestId?: string;
   /** Aborted when the client goes away, so a waiting call stops waiting. */
   readonly signal?: AbortSignal;
+  /** False for a watcher's calls (WATCHER_HEADER): they are no sign that the agent lives, so they renew no lease. */
+  readonly renewsLeases?: boolean;
 }
 
 export interface ToolDispatcherOptions {
@@ -109,7 +111,7 @@ export class ToolDispatcher {
       throw boardError;
     } finally {
       // A successful call shows the agent is alive: it renews every claim the agent holds.
-      if (outcome === 'ok' || outcome === 'replayed') this.renewLeases(agent);
+      if ((outcome === 'ok' || outcome === 'replayed') && options.renewsLeases !== false) this.renewLeases(agent);
       logger.info(
         { request_id: options.requestId, agent: agent.name, tool: tool?.name ?? 'unknown_tool', task_id: auditTaskId, outcome, duration_ms: Math.round((performance.now() - started) * 10) / 10 },
         'tool call',

@@ -1,5 +1,6 @@
 // The JSON HTTP API the bridge calls: POST /api/v1/tools/{name} with the arguments as the body.
 import { Hono } from 'hono';
+import { WATCHER_HEADER } from 'roundtable-shared';
 import { InvalidInput } from '../errors.js';
 import type { ToolDispatcher } from '../board/dispatch.js';
 import { acquireInstance } from '../board/instances.js';
@@ -21,7 +22,12 @@ export function apiRoutes(dispatcher: ToolDispatcher, store: BoardStore, leases:
       }
     }
     const idempotencyKey = c.req.header('idempotency-key');
-    const options = { requestId: c.get('requestId'), signal: c.req.raw.signal, ...(idempotencyKey !== undefined && { idempotencyKey }) };
+    const options = {
+      requestId: c.get('requestId'),
+      signal: c.req.raw.signal,
+      renewsLeases: c.req.header(WATCHER_HEADER) === undefined,
+      ...(idempotencyKey !== undefined && { idempotencyKey }),
+    };
     return c.json(await dispatcher.call(c.get('agent'), c.req.param('name'), args, options));
   });
 
