@@ -1,4 +1,4 @@
-// The `roundtable-bridge` command: serve MCP over stdio (the default), login, logout, status.
+// The `roundtable-bridge` command: serve MCP over stdio (the default), login, logout, status, hook, wake, setup.
 import { parseArgs } from 'node:util';
 import { BoardClient, BoardRefusal } from './board-client.js';
 import { loadBridgeConfig, type BridgeConfig } from './config.js';
@@ -26,6 +26,8 @@ Usage:
       codex SessionStart|UserPromptSubmit|Stop, gemini-cli SessionStart|BeforeAgent|AfterAgent (docs/CONNECT.md).
   roundtable-bridge wake --exec CMD --url URL [--profile NAME] [--for tasks,messages,reviews] [--debounce S] [--recheck S]
       Run CMD (a command line of yours, e.g. tmux send-keys) when new work or messages wait for the agent.
+  roundtable-bridge setup CLIENT --url URL [--profile NAME] [--scope user|project] [--print]
+      Add the bridge to an MCP client's config (setup --help lists the clients). Never writes a token.
 
 Options:
   --url URL        the board, https:// (http:// only to a loopback host); or set ROUNDTABLE_URL
@@ -150,6 +152,8 @@ function describe(error: unknown): string {
 }
 
 async function main(argv: string[]): Promise<number | undefined> {
+  // Loaded only when asked for, with its own options; serving never pays for it.
+  if (argv[0] === 'setup') return (await import('./setup/command.js')).runSetup(argv.slice(1));
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,

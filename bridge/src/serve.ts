@@ -1,7 +1,7 @@
 // The stdio MCP server: the board's tools from shared/, each call forwarded to the daemon.
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { registerBoardTools, SERVER_INSTRUCTIONS, type ToolErrorBody } from 'roundtable-shared';
+import { registerBoardPrompts, registerBoardTools, SERVER_CAPABILITIES, SERVER_INSTRUCTIONS, type ToolErrorBody } from 'roundtable-shared';
 import { BoardRefusal, type BoardClient } from './board-client.js';
 import { BridgeError } from './errors.js';
 import { Heartbeat } from './heartbeat.js';
@@ -15,7 +15,7 @@ export function toErrorBody(error: unknown): ToolErrorBody {
 }
 
 export async function serveStdio(options: { client: BoardClient; version: string }): Promise<void> {
-  const server = new Server({ name: 'roundtable', version: options.version }, { capabilities: { tools: {} }, instructions: SERVER_INSTRUCTIONS });
+  const server = new Server({ name: 'roundtable', version: options.version }, { capabilities: SERVER_CAPABILITIES, instructions: SERVER_INSTRUCTIONS });
   let inFlight = 0;
   let closing: string | undefined;
   const heartbeat = new Heartbeat({ beat: () => options.client.heartbeat() });
@@ -38,6 +38,8 @@ export async function serveStdio(options: { client: BoardClient; version: string
     },
     toErrorBody,
   });
+  // Prompts are fixed texts: served from here, with no call to the board and no token needed.
+  registerBoardPrompts(server);
   const transport = new StdioServerTransport();
   const stop = (why: string) => {
     if (closing) return;

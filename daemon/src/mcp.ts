@@ -1,9 +1,16 @@
 // The MCP face: Streamable HTTP on /mcp, stateless, one short-lived server per request, tools from shared/.
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { CallToolRequestSchema, InitializeRequestSchema, ListToolsRequestSchema, PingRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  GetPromptRequestSchema,
+  InitializeRequestSchema,
+  ListPromptsRequestSchema,
+  ListToolsRequestSchema,
+  PingRequestSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 import { Hono } from 'hono';
-import { registerBoardTools, SERVER_INSTRUCTIONS } from 'roundtable-shared';
+import { registerBoardPrompts, registerBoardTools, SERVER_CAPABILITIES, SERVER_INSTRUCTIONS } from 'roundtable-shared';
 import type { Agent } from './agents.js';
 import type { ToolDispatcher } from './board/dispatch.js';
 import { asBoardError } from './errors.js';
@@ -21,6 +28,8 @@ const REQUEST_SCHEMAS = new Map<string, typeof PingRequestSchema>([
   ['ping', PingRequestSchema],
   ['tools/list', ListToolsRequestSchema],
   ['tools/call', CallToolRequestSchema],
+  ['prompts/list', ListPromptsRequestSchema],
+  ['prompts/get', GetPromptRequestSchema],
 ] as Array<[string, typeof PingRequestSchema]>);
 
 function malformedRequest(body: unknown): ReturnType<typeof jsonRpcError> | undefined {
@@ -35,11 +44,12 @@ function malformedRequest(body: unknown): ReturnType<typeof jsonRpcError> | unde
 }
 
 function createMcpServer(agent: Agent, dispatcher: ToolDispatcher, requestId: string, signal: AbortSignal): Server {
-  const server = new Server({ name: 'roundtable', version: VERSION }, { capabilities: { tools: {} }, instructions: SERVER_INSTRUCTIONS });
+  const server = new Server({ name: 'roundtable', version: VERSION }, { capabilities: SERVER_CAPABILITIES, instructions: SERVER_INSTRUCTIONS });
   registerBoardTools(server, {
     call: (name, args) => dispatcher.call(agent, name, args, { requestId, signal }),
     toErrorBody: (error) => asBoardError(error).toBody(),
   });
+  registerBoardPrompts(server);
   return server;
 }
 

@@ -6,11 +6,13 @@
 //   - server-initialize          initialize handshake and the initialized notification
 //   - ping                       `ping` answers {}
 //   - tools-list                 every tool has a name, a description and an inputSchema
+//   - prompts-list               every prompt (the work, lead and status slash commands) has a name and a description
 //   - dns-rebinding-protection   a foreign Host/Origin gets a 4xx (we also require the host guard's 403, not auth's
 //                                401), a loopback Host/Origin gets a 2xx
 //
 // The other server scenarios of 0.1.13 do not apply to Roundtable, which has only its own board tools and declares
-// only the `tools` capability (see NOT_APPLICABLE below; a test checks that the two lists cover `list --server`):
+// only the `tools` and `prompts` capabilities (see NOT_APPLICABLE below; a test checks that the two lists cover
+// `list --server`):
 //   - logging-set-level, completion-complete: need the logging / completions capabilities, which we do not offer.
 //   - tools-call-* (simple-text, image, audio, embedded-resource, mixed-content, with-logging, error, with-progress,
 //     sampling, elicitation), json-schema-2020-12, elicitation-sep1034-defaults, elicitation-sep1330-enums: each
@@ -20,7 +22,9 @@
 //     we answer POSTs with JSON and offer no GET stream.
 //   - server-sse-multiple-streams: needs an Mcp-Session-Id; our stateless server issues none, so the scenario only
 //     emits a warning and checks nothing.
-//   - resources-*, prompts-*: we declare no resources or prompts capability.
+//   - resources-*: we declare no resources capability.
+//   - prompts-get-*: each gets a fixture prompt (test_simple_prompt, test_prompt_with_arguments, ...) that only the
+//     reference server has; test/daemon/prompts.test.ts gets each of ours.
 //
 // The suite runs as `node <bin>` (no npx, no network); it only talks to the proxy on 127.0.0.1, which only talks
 // to the daemon on 127.0.0.1.
@@ -36,7 +40,7 @@ import { spawnTracked, stopProcess } from '../helpers/processes.js';
 
 const SUITE_VERSION = '0.1.13';
 
-const RUN = ['server-initialize', 'ping', 'tools-list', 'dns-rebinding-protection'] as const;
+const RUN = ['server-initialize', 'ping', 'tools-list', 'dns-rebinding-protection', 'prompts-list'] as const;
 
 const NOT_APPLICABLE: Record<string, string> = {
   'logging-set-level': 'no logging capability',
@@ -62,11 +66,10 @@ const NOT_APPLICABLE: Record<string, string> = {
   'resources-templates-read': 'no resources',
   'resources-subscribe': 'no resources',
   'resources-unsubscribe': 'no resources',
-  'prompts-list': 'no prompts',
-  'prompts-get-simple': 'no prompts',
-  'prompts-get-with-args': 'no prompts',
-  'prompts-get-embedded-resource': 'no prompts',
-  'prompts-get-with-image': 'no prompts',
+  'prompts-get-simple': 'fixture prompt test_simple_prompt',
+  'prompts-get-with-args': 'fixture prompt test_prompt_with_arguments',
+  'prompts-get-embedded-resource': 'fixture prompt test_prompt_with_embedded_resource',
+  'prompts-get-with-image': 'fixture prompt test_prompt_with_image',
 };
 
 const require = createRequire(import.meta.url);

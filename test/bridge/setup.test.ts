@@ -1,0 +1,305 @@
+// `roundtable-bridge setup CLIENT` through the real command, per client and scope, against a temporary home and
+// project folder whose config already holds another server: that server is kept, a second run changes nothing,
+// a malformed config is refused and left as it was, --print writes nothing, and no token reaches any file.
+import { execFile } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, chmodSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { token } from '../helpers/board.js';
+import { BRIDGE_BIN } from '../helpers/bridge.js';
+
+const URL_ = 'https://board.example.com';
+const SECRET = token();
+const ARGS = ['-y', 'roundtable-bridge', '--url', URL_];
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+const outputs: string[] = [];
+let scratch: string;
+
+beforeAll(() => {
+  scratch = mkdtempSync(join(tmpdir(), 'roundtable-setup-'));
+});
+afterAll(() => {
+  // The token the command could see (ROUNDTABLE_TOKEN) is in nothing it printed.
+  for (const out of outputs) expect(out).not.toContain(SECRET);
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+function folders(): { home: string; project: string } {
+  const root = mkdtempSync(join(scratch, 'case-'));
+  const home = join(root, 'home');
+  const project = join(root, 'project');
+  mkdirSync(home);
+  mkdirSync(project);
+  return { home, project };
+}
+
+function setup(args: string[], dirs: { home: string; project: string }): Promise<Run> {
+  // A token in the environment and in a token file: neither may end up in a config.
+  const env = { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: dirs.home, ROUNDTABLE_TOKEN: SECRET };
+  return new Promise((resolve) => {
+    execFile(process.execPath, [BRIDGE_BIN, 'setup', ...args], { env, cwd: dirs.project, timeout: 30_000 }, (error, stdout, stderr) => {
+      outputs.push(stdout, stderr);
+      resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
+    });
+  });
+}
+
+/** Every file under the folders, with its bytes: what a run changed, and whether a token is anywhere. */
+function snapshot(dirs: { home: string; project: string }): Map<string, string> {
+  const files = new Map<string, string>();
+  const walk = (dir: string) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else files.set(path, readFileSync(path, 'utf8'));
+    }
+  };
+  walk(dirs.home);
+  walk(dirs.project);
+  return files;
+}
+
+function expectNoToken(dirs: { home: string; project: string }): void {
+  for (const [path, text] of snapshot(dirs)) expect(text, path).not.toContain(SECRET);
+}
+
+const OTHER_JSON = { command: 'other-mcp', args: ['--flag'], env: { OTHER_SETTING: 'kept' } };
+
+interface JsonCase {
+  client: string;
+  scope: 'user' | 'project';
+  /** The config's path, from the home folder (user) or the project folder (project). */
+  file: string;
+  existing: Record<string, unknown>;
+  container: string[];
+  entry: Record<string, unknown>;
+  /** Where the entry goes in a new file, when that differs (opencode: its version 1 layout, which version 2 reads). */
+  fresh?: { container: string[]; entry: Record<string, unknown> };
+}
+
+const mcpServersEntry = { command: 'npx', args: ARGS };
+const withOther = (extra: Record<string, unknown> = {}) => ({ ...extra, mcpServers: { other: OTHER_JSON } });
+
+const JSON_CASES: JsonCase[] = [
+  { client: 'claude-code', scope: 'user', file: '.claude.json', existing: withOther({ numStartups: 3, projects: { '/x': { allowedTools: [] } } }), container: ['mcpServers'], entry: mcpServersEntry },
+  { client: 'claude-code', scope: 'project', file: '.mcp.json', existing: withOther(), container: ['mcpServers'], entry: mcpServersEntry },
+  { client: 'claude-desktop', scope: 'user', file: '.config/Claude/claude_desktop_config.json', existing: withOther({ globalShortcut: '' }), container: ['mcpServers'], entry: mcpServersEntry },
+  { client: 'cursor', scope: 'user', file: '.cursor/mcp.json', existing: withOther(), container: ['mcpServers'], entry: mcpServersEntry },
+  { client: 'cursor', scope: 'project', file: '.cursor/mcp.json', existing: withOther(), container: ['mcpServers'], entry: mcpServersEntry },
+  {
+    client: 'vscode',
+    scope: 'user',
+    file: '.config/Code/User/mcp.json',
+    existing: { inputs: [], servers: { other: { type: 'stdio', ...OTHER_JSON } } },
+    container: ['servers'],
+    entry: { type: 'stdio', command: 'npx', args: ARGS },
+  },
+  {
+    client: 'vscode',
+    scope: 'project',
+    file: '.vscode/mcp.json',
+    existing: { servers: { other: { type: 'stdio', ...OTHER_JSON } } },
+    container: ['servers'],
+    entry: { type: 'stdio', command: 'npx', args: ARGS },
+  },
+  { client: 'windsurf', scope: 'user', file: '.codeium/windsurf/mcp_config.json', existing: withOther(), container: ['mcpServers'], entry: mcpServersEntry },
+  { client: 'gemini', scope: 'user', file: '.gemini/settings.json', existing: withOther({ theme: 'Dracula' }), container: ['mcpServers'], entry: mcpServersEntry },
+  { client: 'gemini', scope: 'project', file: '.gemini/settings.json', existing: withOther(), container: ['mcpServers'], entry: mcpServersEntry },
+  {
+    client: 'opencode',
+    scope: 'user',
+    file: '.config/opencode/opencode.json',
+    existing: { $schema: 'https://opencode.ai/config.json', mcp: { other: { type: 'local', command: ['other-mcp'], enabled: true } } },
+    container: ['mcp'],
+    entry: { type: 'local', command: ['npx', ...ARGS], enabled: true },
+  },
+  {
+    client: 'opencode',
+    scope: 'project',
+    file: 'opencode.json',
+    existing: { mcp: { servers: { other: { type: 'local', command: ['other-mcp'] } } } },
+    container: ['mcp', 'servers'],
+    entry: { type: 'local', command: ['npx', ...ARGS] },
+    fresh: { container: ['mcp'], entry: { type: 'local', command: ['npx', ...ARGS], enabled: true } },
+  },
+];
+
+const at = (doc: any, path: string[]) => path.reduce((here, key) => here?.[key], doc);
+
+describe.each(JSON_CASES)('setup $client --scope $scope', (c) => {
+  const place = (dirs: { home: string; project: string }) => join(c.scope === 'user' ? dirs.home : dirs.project, c.file);
+  const args = [c.client, '--url', URL_, '--scope', c.scope];
+
+  it('adds the entry next to the other server, keeps a backup, and a second run changes nothing', async () => {
+    const dirs = folders();
+    const file = place(dirs);
+    mkdirSync(dirname(file), { recursive: true });
+    const original = `${JSON.stringify(c.existing, null, 2)}\n`;
+    writeFileSync(file, original, { mode: 0o600 });
+    chmodSync(file, 0o600);
+
+    const first = await setup(args, dirs);
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stdout).toContain(file);
+    expect(first.stdout).toContain('Added the server "roundtable"');
+    const written = JSON.parse(readFileSync(file, 'utf8'));
+    expect(at(written, c.container)['roundtable']).toEqual(c.entry);
+    // Everything else is as it was: the other server and every other setting.
+    const withoutOurs = structuredClone(written);
+    delete at(withoutOurs, c.container)['roundtable'];
+    expect(withoutOurs).toEqual(c.existing);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    const backups = readdirSync(dirname(file)).filter((f) => f.startsWith(`${file.split('/').pop()}.bak-`));
+    expect(backups).toHaveLength(1);
+    expect(readFileSync(join(dirname(file), backups[0]!), 'utf8')).toBe(original);
+
+    const before = snapshot(dirs);
+    const second = await setup(args, dirs);
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stdout).toContain('nothing changed');
+    expect(snapshot(dirs)).toEqual(before);
+    expectNoToken(dirs);
+  });
+
+  it('creates the file when there is none', async () => {
+    const dirs = folders();
+    const run = await setup(args, dirs);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain('(new file)');
+    const fresh = c.fresh ?? c;
+    expect(at(JSON.parse(readFileSync(place(dirs), 'utf8')), fresh.container)).toEqual({ roundtable: fresh.entry });
+    expectNoToken(dirs);
+  });
+
+  it('refuses a malformed config and leaves it as it was', async () => {
+    const dirs = folders();
+    const file = place(dirs);
+    mkdirSync(dirname(file), { recursive: true });
+    const broken = '{ "mcpServers": { "other": { "command": "other-mcp", } \n';
+    writeFileSync(file, broken);
+    const run = await setup(args, dirs);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(`${file} was not changed`);
+    expect(run.stderr).toContain('not plain JSON');
+    expect(run.stderr).toContain('--print');
+    expect([...snapshot(dirs).entries()]).toEqual([[file, broken]]);
+  });
+
+  it('--print shows the block and writes nothing', async () => {
+    const dirs = folders();
+    const run = await setup([...args, '--print'], dirs);
+    expect(run.code, run.stderr).toBe(0);
+    const fresh = c.fresh ?? c;
+    expect(at(JSON.parse(run.stdout), fresh.container)).toEqual({ roundtable: fresh.entry });
+    expect(snapshot(dirs).size).toBe(0);
+  });
+});
+
+const CODEX_EXISTING = `# my Codex settings
+model = "o3"
+
+[mcp_servers.other]
+command = "other-mcp"
+args = ["--flag"] # kept as written
+
+[mcp_servers.other.env]
+OTHER_SETTING = 'kept'
+
+[profiles.fast]
+model = "o4-mini"
+`;
+
+const CODEX_BLOCK = `[mcp_servers.roundtable]
+command = "npx"
+args = ["-y", "roundtable-bridge", "--url", "${URL_}"]
+`;
+
+describe.each(['user', 'project'] as const)('setup codex --scope %s', (scope) => {
+  const place = (dirs: { home: string; project: string }) => (scope === 'user' ? join(dirs.home, '.codex/config.toml') : join(dirs.project, '.codex/config.toml'));
+  const args = ['codex', '--url', URL_, '--scope', scope];
+
+  it('appends the table and keeps every other byte; a second run changes nothing', async () => {
+    const dirs = folders();
+    const file = place(dirs);
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, CODEX_EXISTING);
+    const first = await setup(args, dirs);
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stdout).toContain('Added the server "roundtable"');
+    expect(readFileSync(file, 'utf8')).toBe(`${CODEX_EXISTING}\n${CODEX_BLOCK}`);
+    const backups = readdirSync(dirname(file)).filter((f) => f.startsWith('config.toml.bak-'));
+    expect(backups.map((b) => readFileSync(join(dirname(file), b), 'utf8'))).toEqual([CODEX_EXISTING]);
+
+    const before = snapshot(dirs);
+    const second = await setup(args, dirs);
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stdout).toContain('nothing changed');
+    expect(snapshot(dirs)).toEqual(before);
+    expectNoToken(dirs);
+  });
+
+  it('replaces an older entry of ours in place, with its sub-tables, and nothing else', async () => {
+    const dirs = folders();
+    const file = place(dirs);
+    mkdirSync(dirname(file), { recursive: true });
+    const old = `[mcp_servers.roundtable]\ncommand = "roundtable-bridge"\nargs = ["--url", "https://old.example.com"]\n\n[mcp_servers.roundtable.env]\nROUNDTABLE_TOKEN_FILE = "/x"\n\n`;
+    writeFileSync(file, `${CODEX_EXISTING}\n${old}[later]\nkey = 1\n`);
+    const run = await setup(args, dirs);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain('Replaced the server "roundtable"');
+    expect(readFileSync(file, 'utf8')).toBe(`${CODEX_EXISTING}\n${CODEX_BLOCK}\n\n[later]\nkey = 1\n`);
+  });
+
+  it('refuses a malformed config.toml and leaves it as it was', async () => {
+    const dirs = folders();
+    const file = place(dirs);
+    mkdirSync(dirname(file), { recursive: true });
+    const broken = '[mcp_servers.other\ncommand = "other-mcp"\n';
+    writeFileSync(file, broken);
+    const run = await setup(args, dirs);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(`${file} was not changed`);
+    expect(run.stderr).toContain('line 1');
+    expect([...snapshot(dirs).entries()]).toEqual([[file, broken]]);
+  });
+
+  it('--print shows the table and writes nothing', async () => {
+    const dirs = folders();
+    const run = await setup([...args, '--print'], dirs);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toBe(CODEX_BLOCK);
+    expect(snapshot(dirs).size).toBe(0);
+  });
+});
+
+describe('setup arguments', () => {
+  it('names the entry after --profile and passes the profile on', async () => {
+    const dirs = folders();
+    const run = await setup(['cursor', '--url', URL_, '--profile', 'reviewer'], dirs);
+    expect(run.code, run.stderr).toBe(0);
+    const doc = JSON.parse(readFileSync(join(dirs.home, '.cursor/mcp.json'), 'utf8'));
+    expect(doc.mcpServers['roundtable-reviewer']).toEqual({ command: 'npx', args: [...ARGS, '--profile', 'reviewer'] });
+  });
+
+  it('refuses a project scope for a client that has none, an unknown client, and a URL carrying credentials, writing nothing', async () => {
+    const dirs = folders();
+    const desktop = await setup(['claude-desktop', '--url', URL_, '--scope', 'project'], dirs);
+    expect(desktop.code).toBe(1);
+    expect(desktop.stderr).toContain('Claude Desktop has no project config; use --scope user');
+    const unknown = await setup(['notepad', '--url', URL_], dirs);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('use one of: claude-code, claude-desktop, cursor, vscode, windsurf, gemini, codex, opencode');
+    const credentials = await setup(['cursor', '--url', `https://agent:${SECRET}@board.example.com`], dirs);
+    expect(credentials.code).toBe(1);
+    expect(credentials.stderr).toContain('credentials in the URL are refused');
+    expect(snapshot(dirs).size).toBe(0);
+    expect(existsSync(join(dirs.home, '.cursor'))).toBe(false);
+  });
+});
