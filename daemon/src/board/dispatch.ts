@@ -57,6 +57,7 @@ export class ToolDispatcher {
       submit_result: b.submitResult.bind(b),
       review_task: b.reviewTask.bind(b),
       cancel_task: b.cancelTask.bind(b),
+      update_task: b.updateTask.bind(b),
     };
   }
 
