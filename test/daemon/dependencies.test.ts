@@ -177,6 +177,8 @@ describe('a cancelled blocker', () => {
     expect((await api(board, 'lead', 'cancel_task', { task_id: a, reason: 'not needed' })).status).toBe(200);
     const told = await leader;
     expect(told).toMatchObject({ reason: 'blocker_cancelled', stranded_tasks: [b, c] });
+    // Woken by the cancel, not found at the end of its 20 s.
+    expect(told.waited_ms).toBeLessThan(15_000);
 
     const detail = await task(b);
     expect(detail.task).toMatchObject({ status: 'open', blocked_by: [a], blocked_by_cancelled: [a] });
@@ -190,7 +192,9 @@ describe('a cancelled blocker', () => {
     const worker = waitCall('w3', { timeout_s: 20, for: ['tasks'] });
     await eventually('w3 to be waiting', () => waiting('w3'));
     expect((await api(board, 'lead', 'update_task', { task_id: b, depends_on: [] })).status).toBe(200);
-    expect(await worker).toMatchObject({ reason: 'activity', claimable_tasks: 1 });
+    const woken = await worker;
+    expect(woken).toMatchObject({ reason: 'activity', claimable_tasks: 1 });
+    expect(woken.waited_ms).toBeLessThan(15_000);
     expect(await claimableIds('w3')).toEqual([b]);
     expect((await api(board, 'lead', 'wait_for_activity', { timeout_s: 0 })).body.stranded_tasks).toEqual([c]);
   });
@@ -213,7 +217,9 @@ describe('a cancelled blocker', () => {
         return members.find((m) => m.name === 'p2')!.waiting;
       });
       expect((await api(peers, 'p1', 'cancel_task', { task_id: a })).status).toBe(200);
-      expect((await p2).body).toMatchObject({ reason: 'blocker_cancelled', stranded_tasks: [b] });
+      const told = (await p2).body;
+      expect(told).toMatchObject({ reason: 'blocker_cancelled', stranded_tasks: [b] });
+      expect(told.waited_ms).toBeLessThan(15_000);
       expect((await api(peers, 'p1', 'wait_for_activity', { timeout_s: 0 })).body.stranded_tasks).toEqual([]);
       // Only the creator may fix it.
       expect((await api(peers, 'p1', 'update_task', { task_id: b, depends_on: [] })).body.error.code).toBe('forbidden');
@@ -302,7 +308,9 @@ describe('update_task', () => {
     const w3 = waitCall('w3', { timeout_s: 20, for: ['tasks'] });
     await eventually('w3 to be waiting', () => waiting('w3'));
     expect((await api(board, 'lead', 'update_task', { task_id: id, required_skills: [] })).status).toBe(200);
-    expect(await w3).toMatchObject({ reason: 'activity', claimable_tasks: 1 });
+    const woken = await w3;
+    expect(woken).toMatchObject({ reason: 'activity', claimable_tasks: 1 });
+    expect(woken.waited_ms).toBeLessThan(15_000);
   });
 
   it('refuses final tasks, empty edits, and every caller but the leader', async () => {
