@@ -29,8 +29,8 @@ it(`${CLAIMANTS} claimants on a task that just became ready: exactly one winner,
     expect((await approval).status).toBe(200);
     let answers = await Promise.all(racers);
     // Those that came too early were refused as blocked; they try again now that it is ready.
-    const early = agents.slice(1).filter((_, i) => answers[i]!.status === 409 && /waits on/.test(answers[i]!.body.error.message));
-    answers = [...answers.filter((a) => !(a.status === 409 && /waits on/.test(a.body.error.message))), ...(await Promise.all(early.map((a) => api(board, a.name, 'claim_task', { task_id: id }))))];
+    const early = agents.slice(1).filter((_, i) => answers[i]!.status === 409 && /waits on/.test(answers[i]!.body.error?.message ?? ''));
+    answers = [...answers.filter((a) => !(a.status === 409 && /waits on/.test(a.body.error?.message ?? ''))), ...(await Promise.all(early.map((a) => api(board, a.name, 'claim_task', { task_id: id }))))];
     const winners = answers.filter((a) => a.status === 200);
     expect(winners, `round ${round}`).toHaveLength(1);
     expect(answers.filter((a) => a.status === 409)).toHaveLength(CLAIMANTS - 1);

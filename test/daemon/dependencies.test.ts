@@ -80,8 +80,8 @@ describe('a chain A -> B -> C', () => {
     expect((await task(a)).dependents).toEqual([b]);
     const refused = await api(board, 'w2', 'claim_task', { task_id: b });
     expect(refused.status).toBe(409);
-    expect(refused.body.error.code).toBe('conflict');
-    expect(refused.body.error.message).toContain(`task ${a}`);
+    expect(refused.body.error?.code).toBe('conflict');
+    expect(refused.body.error?.message).toContain(`task ${a}`);
     const ready = (await api(board, 'lead', 'list_tasks', { ready: true })).body.tasks as Body[];
     expect(ready.map((t) => t.id)).toEqual([a]);
 
@@ -102,7 +102,7 @@ describe('a chain A -> B -> C', () => {
     expect((await task(c)).task.blocked_by).toEqual([b]);
     const stillBlocked = await api(board, 'w2', 'claim_task', { task_id: c });
     expect(stillBlocked.status).toBe(409);
-    expect(stillBlocked.body.error.message).toContain(`task ${b}`);
+    expect(stillBlocked.body.error?.message).toContain(`task ${b}`);
   });
 });
 
@@ -137,8 +137,8 @@ describe('refused dependencies', () => {
     const before = db.snapshot();
     const refused = await api(board, 'lead', 'update_task', { task_id: a, depends_on: [c] });
     expect(refused.status).toBe(400);
-    expect(refused.body.error.code).toBe('invalid_input');
-    expect(refused.body.error.message).toContain(`${a} -> ${c} -> ${b} -> ${a}`);
+    expect(refused.body.error?.code).toBe('invalid_input');
+    expect(refused.body.error?.message).toContain(`${a} -> ${c} -> ${b} -> ${a}`);
     expect(db.snapshot()).toEqual(before);
   });
 
@@ -157,9 +157,9 @@ describe('refused dependencies', () => {
     for (const [tool, args, names] of cases) {
       const answer = await api(board, 'lead', tool, args);
       expect(answer.status, JSON.stringify(args)).toBe(400);
-      expect(answer.body.error.code).toBe('invalid_input');
-      expect(answer.body.error.message).toMatch(names);
-      expect(answer.body.error.message).toContain('depends_on');
+      expect(answer.body.error?.code).toBe('invalid_input');
+      expect(answer.body.error?.message).toMatch(names);
+      expect(answer.body.error?.message).toContain('depends_on');
     }
     expect(db.snapshot()).toEqual(before);
   });
@@ -222,7 +222,7 @@ describe('a cancelled blocker', () => {
       expect(told.waited_ms).toBeLessThan(15_000);
       expect((await api(peers, 'p1', 'wait_for_activity', { timeout_s: 0 })).body.stranded_tasks).toEqual([]);
       // Only the creator may fix it.
-      expect((await api(peers, 'p1', 'update_task', { task_id: b, depends_on: [] })).body.error.code).toBe('forbidden');
+      expect((await api(peers, 'p1', 'update_task', { task_id: b, depends_on: [] })).body.error?.code).toBe('forbidden');
       expect((await api(peers, 'p2', 'update_task', { task_id: b, depends_on: [] })).status).toBe(200);
     } finally {
       await peers.stop();
@@ -262,7 +262,7 @@ describe('priority', () => {
     const idCursor = (await api(board, 'lead', 'list_tasks', { status: 'open', limit: 1 })).body.next_cursor as string;
     const mixed = await api(board, 'w1', 'list_tasks', { claimable_by_me: true, cursor: idCursor });
     expect(mixed.status).toBe(400);
-    expect(mixed.body.error.message).toContain('cursor');
+    expect(mixed.body.error?.message).toContain('cursor');
   });
 });
 
@@ -296,7 +296,7 @@ describe('update_task', () => {
     for (const args of [{ required_skills: ['sql'] }, { assignee: 'w1' }]) {
       const refused = await api(board, 'lead', 'update_task', { task_id: id, ...args });
       expect(refused.status).toBe(409);
-      expect(refused.body.error.message).toMatch(/release it first/i);
+      expect(refused.body.error?.message).toMatch(/release it first/i);
     }
     expect(db.snapshot()).toEqual(before);
     expect((await api(board, 'lead', 'update_task', { task_id: id, priority: 'urgent' })).body.task.priority).toBe('urgent');
@@ -328,7 +328,7 @@ describe('update_task', () => {
     for (const [agent, args, status, code] of cases) {
       const answer = await api(board, agent, 'update_task', args);
       expect(answer.status, `${agent} ${JSON.stringify(args)}`).toBe(status);
-      expect(answer.body.error.code).toBe(code);
+      expect(answer.body.error?.code).toBe(code);
     }
     expect(db.snapshot()).toEqual(before);
   });
@@ -361,8 +361,8 @@ describe('limits on every new argument', () => {
     for (const [tool, args, names] of cases) {
       const answer = await api(board, 'lead', tool, args);
       expect(answer.status, `${tool} ${JSON.stringify(args).slice(0, 80)}`).toBe(400);
-      expect(answer.body.error.code).toBe('invalid_input');
-      expect(answer.body.error.message).toMatch(names);
+      expect(answer.body.error?.code).toBe('invalid_input');
+      expect(answer.body.error?.message).toMatch(names);
     }
     expect(db.snapshot()).toEqual(before);
   });
