@@ -4,8 +4,10 @@
 //   get_task    get_task calls/s through the daemon's JSON API vs a bare Hono + better-sqlite3 route (bench/bare-server.mjs)
 //   claim_task  claim_task calls/s, same comparison, every request claiming a different open task
 //   list_tasks  list_tasks latency (p50/p99) at 100,000 tasks, sequential requests through the daemon's API
-//   bridge_start  cold start (spawn -> initialize -> tools/list) of the stdio bridge vs a bare MCP SDK stdio server
-//                 (bench/bare-stdio-server.mjs) vs mcp-remote proxying the daemon's /mcp
+//   bridge_start  cold start (spawn -> initialize -> tools/list) of the stdio bridge (bundled) vs the same bridge
+//                 unbundled (bench/bridge-unbundled.mjs) vs a bare MCP SDK stdio server (bench/bare-stdio-server.mjs)
+//                 vs mcp-remote proxying the daemon's /mcp; then the packed sizes of both packages
+//   event_streams  create_task p50 with 1,000 live-page event streams open vs with none (bench/live.mjs)
 //   bridge_calls  per-call latency of get_task and claim_task through the bridge, straight to /mcp (Streamable HTTP)
 //                 and through mcp-remote, then the resident memory of the stdio processes
 //                 (MCP client helpers: bench/mcp-clients.mjs)
@@ -21,11 +23,12 @@
 // BENCH_LIST_TASKS (100000), BENCH_LIST_ITERATIONS (300), BENCH_RATE_LIMIT (100000, the daemon's maximum),
 // BENCH_DAEMON_NODE_ARGS / BENCH_BARE_NODE_ARGS / BENCH_BRIDGE_NODE_ARGS (extra node flags for the daemon / the bare
 // server / the bridge, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to see where a server spends its time),
-// BENCH_COLD_STARTS (15), BENCH_BRIDGE_CALLS (300).
+// BENCH_COLD_STARTS (15), BENCH_BRIDGE_CALLS (300), BENCH_EVENT_STREAMS (1000), BENCH_EVENT_STREAM_CALLS (200).
 import { execFileSync, spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { benchIdleWaiters, benchWakeup } from './live.mjs';
+import { benchEventStreams, benchIdleWaiters, benchWakeup } from './live.mjs';
 import { benchLeaseRenewal, benchLeaseSweep } from './leases.mjs';
+import { benchHookStop } from './hooks.mjs';
 import { benchReadySet, benchUnblockWake } from './plans.mjs';
 import { closeSync, copyFileSync, existsSync, fsyncSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
@@ -71,6 +74,9 @@ const CONFIG = Object.freeze({
   bridgeNodeArgs: (process.env.BENCH_BRIDGE_NODE_ARGS ?? '').split(/\s+/).filter(Boolean),
   coldStarts: envInt('BENCH_COLD_STARTS', 15),
   bridgeCalls: envInt('BENCH_BRIDGE_CALLS', 300),
+  // The daemon's default ROUNDTABLE_MAX_EVENT_STREAMS; a multiple of 8 (streams per agent).
+  eventStreams: envInt('BENCH_EVENT_STREAMS', 1000),
+  eventStreamCalls: envInt('BENCH_EVENT_STREAM_CALLS', 200),
   bridgeWarmup: 30,
   bridgeBlock: 30, // calls per client per turn: the clients take turns in blocks of this many, in rotating order
   bridgeReadTasks: 200,
@@ -81,11 +87,12 @@ const CONFIG = Object.freeze({
 const TARGETS = Object.freeze({
   minThroughputRatio: 0.5,
   maxListP50Ms: 5,
-  maxBridgeStartRatio: 1.5,
+  maxBridgeStartRatio: 0.6,
   maxBridgeAddedP50Ms: 2,
   maxBridgeRssMb: 80,
   maxWakeP99Ms: 50,
   maxIdleWaitersMb: 50,
+  maxStreamsP50Ratio: 2,
 });
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -773,6 +780,7 @@ const BRIDGE_BIN = join(ROOT, 'bridge/bin/roundtable-bridge.js');
 // The bridge sets its own V8 heap flags when its bin starts; BENCH_BRIDGE_NODE_ARGS adds node flags on top.
 const BRIDGE_FLAGS = CONFIG.bridgeNodeArgs;
 const BARE_STDIO_SERVER = join(ROOT, 'bench/bare-stdio-server.mjs');
+const UNBUNDLED_BRIDGE = join(ROOT, 'bench/bridge-unbundled.mjs');
 
 /** mcp-remote's proxy bin and version from node_modules, or { error } if it is not installed. */
 function findMcpRemote() {
@@ -860,11 +868,29 @@ const trackChild = (child) => {
   child.once('exit', () => children.delete(child));
 };
 
+/** Tarball and unpacked size of the bridge and daemon packages, as `npm pack --dry-run` reports them. */
+function packedSizes() {
+  return ['bridge', 'daemon']
+    .map((w) => {
+      const [pkg] = JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts', '-w', w], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }));
+      return `${pkg.name} ${(pkg.size / 1024).toFixed(0)} KB packed, ${(pkg.unpackedSize / 1024).toFixed(0)} KB unpacked, ${pkg.files.length} files`;
+    })
+    .join('; ');
+}
+
 /** The i-th rotation of a list: turn 0 is A B C, turn 1 B C A, turn 2 C A B, ... */
 const rotation = (list, i) => list.map((_, j) => list[(i + j) % list.length]);
 
 async function benchBridgeStart() {
-  await withBridgeBoard(0, async ({ kinds }) => {
+  await withBridgeBoard(0, async ({ kinds: shared }) => {
+    // The same bridge from tsc's unbundled output, to show what the bundle (scripts/bundle.mjs) saves.
+    const unbundled = {
+      name: 'bridge-unbundled',
+      label: 'roundtable-bridge unbundled (bridge/dist, tsc output)',
+      args: shared.bridge.args.map((a) => (a === BRIDGE_BIN ? UNBUNDLED_BRIDGE : a)),
+      env: shared.bridge.env,
+    };
+    const kinds = { bridge: shared.bridge, 'bridge-unbundled': unbundled, ...shared };
     const names = Object.keys(kinds);
     const samples = Object.fromEntries(names.map((n) => [n, { init: [], list: [], tools: new Set() }]));
     // One unmeasured start each (page cache, V8 code cache), then N measured starts each, taking turns.
@@ -903,6 +929,8 @@ async function benchBridgeStart() {
       `${fmt.ratio(ratio)} (${fmt.ms(p.bridge.list.p50)} vs ${fmt.ms(p.bare.list.p50)} ms)`,
       ratio <= TARGETS.maxBridgeStartRatio,
     );
+    report.note(`bridge_start: the bundled bridge reached tools/list in ${fmt.ratio(p.bridge.list.p50 / p['bridge-unbundled'].list.p50)} the time of the unbundled one (p50 ${fmt.ms(p.bridge.list.p50)} vs ${fmt.ms(p['bridge-unbundled'].list.p50)} ms)`);
+    report.note(`packed sizes (npm pack --dry-run): ${packedSizes()}`);
     if (p['mcp-remote']) {
       report.target(
         'bridge cold start faster than mcp-remote (p50 to tools/list)',
@@ -1064,8 +1092,10 @@ const SECTIONS = [
   { name: 'bridge_calls', run: benchBridgeCalls },
   { name: 'wakeup', run: () => benchWakeup(liveHelpers(), { rounds: 200, seedPollS: 10 }) },
   { name: 'idle_waiters', run: () => benchIdleWaiters(liveHelpers(), { count: 1000, idleMs: 5000 }) },
+  { name: 'event_streams', run: () => benchEventStreams(liveHelpers(), { streams: CONFIG.eventStreams, calls: CONFIG.eventStreamCalls, rounds: 4 }) },
   { name: 'lease_renewal', run: () => benchLeaseRenewal(liveHelpers(), { rounds: 1500, block: 50 }) },
   { name: 'lease_sweep', run: () => benchLeaseSweep(liveHelpers(), { tasks: 100_000, leases: 1000, spreadMs: 5000 }) },
+  { name: 'hook_stop', run: () => benchHookStop(liveHelpers(), { runs: 50 }) },
   { name: 'ready_set', run: () => benchReadySet(liveHelpers(), { tasks: CONFIG.listTasks, edges: CONFIG.listTasks, iterations: CONFIG.listIterations, warmup: CONFIG.listWarmup }) },
   { name: 'unblock_wake', run: () => benchUnblockWake(liveHelpers(), { rounds: 200 }) },
 ];

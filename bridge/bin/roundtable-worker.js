@@ -1,3 +1,3 @@
 #!/usr/bin/env node
-// The `roundtable-worker` command; the code is compiled from src/worker/cli.ts.
-import '../dist/worker/cli.js';
+// The `roundtable-worker` command; the code is src/worker/cli.ts, bundled into bundle/ (scripts/bundle.mjs).
+import '../bundle/worker.js';

@@ -24,6 +24,11 @@ export interface BoardClientOptions {
    */
   readonly token: (refresh: boolean) => Promise<string | FoundToken>;
   readonly userAgent: string;
+  /**
+   * Pauses before each reconnect after a network failure (default: RECONNECT_DELAYS_MS). A hook, which must not hold
+   * its agent app up while the board is down, passes a shorter list.
+   */
+  readonly reconnectDelaysMs?: readonly number[];
 }
 
 export interface CallOptions {
@@ -111,6 +116,7 @@ export class BoardClient {
     const deadline = Date.now() + timeoutMs;
     const late = () => new CallTimeout(`the board did not answer ${request.what} within ${timeoutMs / 1000} s`);
     let reconnects = 0;
+    const delays = this.options.reconnectDelaysMs ?? RECONNECT_DELAYS_MS;
     let rateLimitWaited = false;
     let tokenRefreshed = false;
     const { client, ky } = await this.http();
@@ -132,8 +138,8 @@ export class BoardClient {
         if (error instanceof TimeoutError) throw late();
         if (error instanceof HTTPError) {
           const { status } = error.response;
-          if (GATEWAY_STATUSES.has(status) && reconnects < RECONNECT_DELAYS_MS.length) {
-            await pause(RECONNECT_DELAYS_MS[reconnects++]!, deadline);
+          if (GATEWAY_STATUSES.has(status) && reconnects < delays.length) {
+            await pause(delays[reconnects++]!, deadline);
             continue;
           }
           const body = await errorBodyOf(error.response);
@@ -160,8 +166,8 @@ export class BoardClient {
         if (isNetworkError(error)) {
           const cause = networkCause(error);
           if (TLS_FAILURE.test(cause)) throw new TlsUntrusted(`the board's TLS certificate could not be verified (${cause})`);
-          if (TRANSIENT_FAILURE.test(cause) && reconnects < RECONNECT_DELAYS_MS.length) {
-            await pause(RECONNECT_DELAYS_MS[reconnects++]!, deadline);
+          if (TRANSIENT_FAILURE.test(cause) && reconnects < delays.length) {
+            await pause(delays[reconnects++]!, deadline);
             continue;
           }
           throw new DaemonUnreachable(this.options.config.baseUrl, cause);

@@ -21,6 +21,11 @@ Usage:
       Remove the stored token.
   roundtable-bridge status --url URL [--profile NAME]
       Show the board, the agent, where the token comes from, and the round-trip time.
+  roundtable-bridge hook CLIENT EVENT --url URL [--profile NAME] [--keep-working] [--max-blocks N]
+      Answer an agent app's command hook (event JSON on stdin): claude-code SessionStart|UserPromptSubmit|Stop,
+      codex SessionStart|UserPromptSubmit|Stop, gemini-cli SessionStart|BeforeAgent|AfterAgent (docs/CONNECT.md).
+  roundtable-bridge wake --exec CMD --url URL [--profile NAME] [--for tasks,messages,reviews] [--debounce S] [--recheck S]
+      Run CMD (a command line of yours, e.g. tmux send-keys) when new work or messages wait for the agent.
 
 Options:
   --url URL        the board, https:// (http:// only to a loopback host); or set ROUNDTABLE_URL
@@ -29,6 +34,12 @@ Options:
   --timeout S      seconds to wait for the board per call (default 30)
   --token-stdin    login: read the token from standard input instead of a hidden prompt
   --verbose        debug lines on stderr
+  --keep-working   hook, stop event: also keep the agent working while tasks it may claim wait
+  --max-blocks N   hook, stop event: stop blocks in a row before a stop is let through (default 3)
+  --exec CMD       wake: the command to run; it gets ids and counts in ROUNDTABLE_WAKE_* variables
+  --for LIST       wake: what wakes the agent, from tasks, messages, reviews (default tasks,messages)
+  --debounce S     wake: least seconds between two runs of CMD (default 5)
+  --recheck S      wake: how often work that already woke the agent is looked at again for new items (default 15)
 
 The token is read, in order, from ROUNDTABLE_TOKEN, the OS keychain (service "${KEYCHAIN_SERVICE}"),
 then ROUNDTABLE_TOKEN_FILE (a file of mode 600). It is never taken from the command line.
@@ -148,6 +159,12 @@ async function main(argv: string[]): Promise<number | undefined> {
       ca: { type: 'string' },
       timeout: { type: 'string' },
       'token-stdin': { type: 'boolean', default: false },
+      'keep-working': { type: 'boolean', default: false },
+      'max-blocks': { type: 'string' },
+      exec: { type: 'string' },
+      for: { type: 'string' },
+      debounce: { type: 'string' },
+      recheck: { type: 'string' },
       verbose: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h' },
       version: { type: 'boolean', short: 'v' },
@@ -157,7 +174,9 @@ async function main(argv: string[]): Promise<number | undefined> {
   if (values.help) return print(HELP), 0;
   setVerbose(values.verbose);
   const command = positionals[0] ?? 'serve';
-  const config = loadBridgeConfig({ url: values.url, profile: values.profile, ca: values.ca, timeout: values.timeout });
+  // A hook runs at the end of every turn: unless told otherwise it gives the board 5 s, not the usual 30.
+  const timeout = values.timeout ?? (command === 'hook' && process.env['ROUNDTABLE_TIMEOUT'] === undefined ? '5' : undefined);
+  const config = loadBridgeConfig({ url: values.url, profile: values.profile, ca: values.ca, timeout });
   switch (command) {
     case 'serve':
       await serve(config);
@@ -168,6 +187,15 @@ async function main(argv: string[]): Promise<number | undefined> {
       return logout(config);
     case 'status':
       return status(config);
+    case 'hook': {
+      // Loaded here only: the MCP server's start-up never loads the hook or wake modules.
+      const { hookCommand } = await import('./hooks/command.js');
+      return hookCommand({ config, client: positionals[1], event: positionals[2], keepWorking: values['keep-working'], maxBlocks: values['max-blocks'] });
+    }
+    case 'wake': {
+      const { wakeCommand } = await import('./wake/command.js');
+      return wakeCommand({ config, exec: values.exec, for: values.for, debounce: values.debounce, recheck: values.recheck });
+    }
     default:
       throw new BadConfig(`unknown command "${command}"`);
   }

@@ -19,8 +19,8 @@ export class AgentRegistry {
 
   constructor(
     private readonly path: string,
-    /** Told the names that a reload removed, so their claimed tasks can go back to the pool. */
-    private readonly onRemoved: (names: string[]) => void = () => undefined,
+    /** Told of every reload that put a new version in force, so what agents may no longer hold can be let go. */
+    private readonly onReloaded: (previous: AgentDirectory, current: AgentDirectory) => void = () => undefined,
   ) {
     this.current = loadAgentsFile(path);
     this.digest = digestOf(readFileSync(path, 'utf8'));
@@ -56,10 +56,8 @@ export class AgentRegistry {
       return false;
     }
     this.digest = digest;
-    const before = new Set(previous.list().map((a) => a.name));
     const agents = this.current.list();
-    for (const a of agents) before.delete(a.name);
-    if (before.size) this.onRemoved([...before]);
+    this.onReloaded(previous, this.current);
     const revoked = this.current.revokedSince(previous);
     if (revoked.length) for (const listener of this.revokedListeners) listener(revoked);
     log.info('agents reloaded', { file: this.path, reason, agents: agents.length, names: agents.map((a) => a.name) });

@@ -70,6 +70,7 @@ export function createApp(options: AppOptions): BoardApp {
     boardName: config.boardName,
     trustProxy: config.trustProxy,
     sources: options.view,
+    maxEventStreams: config.maxEventStreams,
   });
   const pageGuard = hostGuard({ allowedHosts: config.allowedHosts, refusalStatus: 404, trustProxy: config.trustProxy });
   for (const path of WEB_READ_PATHS) app.use(path, pageGuard);

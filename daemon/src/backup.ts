@@ -1,10 +1,11 @@
 // Online backups with SQLite's backup API: server-chosen names, checked before older ones are pruned,
 // skipped when the disk is nearly full; and restore, which checks the file and keeps the current database aside.
-import { closeSync, copyFileSync, existsSync, fsyncSync, lstatSync, mkdirSync, openSync, readdirSync, realpathSync, renameSync, statfsSync, statSync, unlinkSync } from 'node:fs';
+import { chmodSync, closeSync, copyFileSync, existsSync, fsyncSync, lstatSync, mkdirSync, openSync, readdirSync, realpathSync, renameSync, statfsSync, statSync, unlinkSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { daemonUsing } from './db-lock.js';
 import { CODE_SCHEMA_VERSION } from './store/migrate.js';
+import { createPrivately } from './store/sqlite.js';
 
 export const BACKUP_NAME = /^roundtable-\d{8}T\d{6}Z(-\d+)?\.db$/;
 
@@ -86,6 +87,8 @@ export async function takeBackup(db: Database.Database, settings: BackupSettings
   const name = newName(dir, now);
   const partial = join(dir, `.${name}.partial`);
   try {
+    // Created 600 first: the backup API would create it 644 less the umask, and a backup holds the whole board.
+    createPrivately(partial);
     await db.backup(partial);
     // A backup is one self-contained file: take it out of WAL mode so it has no -wal or -shm companions.
     const copy = new Database(partial);
@@ -152,6 +155,8 @@ export function restoreBackup(file: string, options: { dbPath: string; backupDir
   }
   const temp = join(dirname(resolve(options.dbPath)), `.${basename(options.dbPath)}.restoring`);
   copyFileSync(source, temp);
+  // copyFile keeps the source's mode; a backup taken by an older version may be 644.
+  chmodSync(temp, 0o600);
   const fd = openSync(temp, 'r+');
   try {
     fsyncSync(fd);

@@ -6,6 +6,35 @@ export const LOOPBACK_HOSTS = ['localhost', '127.0.0.1', '[::1]', '::1'] as cons
 
 const port = z.coerce.number().int().min(0).max(65535);
 
+/** A name admitted in Host and Origin headers, and the port it must come with (undefined: none was given; see host-guard). */
+export interface AllowedHost {
+  readonly name: string;
+  readonly port: number | undefined;
+}
+
+/** "name", "name:port", "[v6]", "[v6]:port" or a bare IPv6 address; undefined when the port is not 1-65535. */
+export function parseAllowedHost(entry: string): AllowedHost | undefined {
+  const value = entry.trim().toLowerCase();
+  let name = value;
+  let portText: string | undefined;
+  if (value.startsWith('[')) {
+    const close = value.indexOf(']');
+    if (close === -1) return undefined;
+    name = value.slice(0, close + 1);
+    const rest = value.slice(close + 1);
+    if (rest !== '') {
+      if (!rest.startsWith(':')) return undefined;
+      portText = rest.slice(1);
+    }
+  } else if (value.indexOf(':') !== -1 && value.indexOf(':') === value.lastIndexOf(':')) {
+    [name, portText] = value.split(':') as [string, string];
+  }
+  if (name === '' || name === '[]') return undefined;
+  if (portText === undefined) return { name, port: undefined };
+  if (!/^\d{1,5}$/.test(portText) || Number(portText) < 1 || Number(portText) > 65535) return undefined;
+  return { name, port: Number(portText) };
+}
+
 /** A duration as seconds ("3600") or with a unit ("90s", "15m", "1h", "2d"); 0 turns the feature off. */
 const duration = z
   .string()
@@ -30,7 +59,8 @@ const envSchema = z.object({
     .string()
     .default('')
     .transform((v) => v.split(',').map((h) => h.trim().toLowerCase()).filter(Boolean))
-    .pipe(z.array(z.string().regex(/^[a-z0-9.\-[\]:]+$/, 'a host name such as board.example.com'))),
+    .pipe(z.array(z.string().regex(/^[a-z0-9.\-[\]:]+$/, 'a host name such as board.example.com').refine((h) => parseAllowedHost(h) !== undefined, 'a host name with an optional port, such as board.example.com or board.example.com:8443'))),
+  ROUNDTABLE_MAX_EVENT_STREAMS: positiveInt.max(100_000).default(1000),
   ROUNDTABLE_TLS_CERT: z.string().min(1).optional(),
   ROUNDTABLE_TLS_KEY: z.string().min(1).optional(),
   ROUNDTABLE_BACKUP_DIR: z.string().min(1).optional(),
@@ -49,8 +79,8 @@ export interface Config {
   readonly boardName: string;
   readonly rateLimitPerMinute: number;
   readonly statusRateLimitPerMinute: number;
-  /** Host names (no port) accepted in Host and Origin headers. */
-  readonly allowedHosts: readonly string[];
+  /** Names (with a port where one was given) accepted in Host and Origin headers: the loopback names, then ROUNDTABLE_ALLOWED_HOSTS. */
+  readonly allowedHosts: readonly AllowedHost[];
   readonly tls: { readonly certPath: string; readonly keyPath: string } | undefined;
   readonly backup: {
     readonly dir: string;
@@ -59,6 +89,8 @@ export interface Config {
     readonly keep: number;
     readonly minFreeMb: number;
   };
+  /** Open event streams of the web page, on the whole board (per session and per agent: see web/event-stream.ts). */
+  readonly maxEventStreams: number;
   /** Behind a reverse proxy on loopback: take the client IP from X-Real-IP / X-Forwarded-For. */
   readonly trustProxy: boolean;
   /** How long a claim lasts without a renewing call or heartbeat by its holder. */
@@ -89,7 +121,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     boardName: e.ROUNDTABLE_NAME,
     rateLimitPerMinute: e.ROUNDTABLE_RATE_LIMIT_PER_MINUTE,
     statusRateLimitPerMinute: e.ROUNDTABLE_STATUS_RATE_LIMIT_PER_MINUTE,
-    allowedHosts: Object.freeze([...LOOPBACK_HOSTS, ...e.ROUNDTABLE_ALLOWED_HOSTS]),
+    allowedHosts: Object.freeze([...LOOPBACK_HOSTS, ...e.ROUNDTABLE_ALLOWED_HOSTS].map((h) => Object.freeze(parseAllowedHost(h)!))),
     tls:
       e.ROUNDTABLE_TLS_CERT && e.ROUNDTABLE_TLS_KEY
         ? Object.freeze({ certPath: e.ROUNDTABLE_TLS_CERT, keyPath: e.ROUNDTABLE_TLS_KEY })
@@ -100,6 +132,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       keep: e.ROUNDTABLE_BACKUP_KEEP,
       minFreeMb: e.ROUNDTABLE_BACKUP_MIN_FREE_MB,
     }),
+    maxEventStreams: e.ROUNDTABLE_MAX_EVENT_STREAMS,
     trustProxy: e.ROUNDTABLE_TRUST_PROXY,
     leaseTtlMs: e.ROUNDTABLE_LEASE_TTL,
   });

@@ -2,6 +2,7 @@
 // run the backup schedule, and shut down cleanly.
 import { readFileSync } from 'node:fs';
 import { createServer as createHttpsServer } from 'node:https';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
 import { IDEMPOTENCY_KEY_TTL_MS } from 'roundtable-shared';
@@ -10,6 +11,7 @@ import { createApp } from './app.js';
 import { newestBackupAgeMs, takeBackup } from './backup.js';
 import { Board } from './board/board.js';
 import { Leases } from './board/leases.js';
+import { losersOfClaims } from './board/rules.js';
 import { Presence } from './board/presence.js';
 import { Room } from './board/room.js';
 import { LocalEventBus } from './events.js';
@@ -42,14 +44,28 @@ function reloadCertificate(server: ServerType, tls: NonNullable<Config['tls']>):
   }
 }
 
+/** Counts requests still being answered, so shutdown knows when the connections left are only idle or abandoned ones. */
+function trackInFlight(server: ServerType): { drained(): Promise<void> } {
+  let count = 0;
+  const waiting: Array<() => void> = [];
+  server.on('request', (_req: IncomingMessage, res: ServerResponse) => {
+    count++;
+    res.once('close', () => {
+      count--;
+      if (count === 0) for (const resolve of waiting.splice(0)) resolve();
+    });
+  });
+  return { drained: () => (count === 0 ? Promise.resolve() : new Promise<void>((resolve) => waiting.push(resolve))) };
+}
+
 export async function startBoard(config: Config): Promise<RunningBoard> {
-  // A removed agent's claimed tasks go back to the pool, so revoking an agent strands no work.
-  let releaseHeldBy: (name: string) => Promise<number[]> = async () => [];
-  const registry = new AgentRegistry(config.agentsConfigPath, (names) => {
-    for (const name of names) {
-      releaseHeldBy(name).then(
-        (ids) => ids.length && log.info('released the tasks of a removed agent', { agent: name, task_ids: ids }),
-        (error: unknown) => log.error('releasing the tasks of a removed agent failed', { agent: name, error: String(error) }),
+  // The claims of an agent that is removed, or whose new role does not claim, go back to the pool: revoking strands no work.
+  let releaseHeldBy: (name: string, why: string) => Promise<number[]> = async () => [];
+  const registry = new AgentRegistry(config.agentsConfigPath, (previous, current) => {
+    for (const { name, why } of losersOfClaims(previous, current)) {
+      releaseHeldBy(name, why).then(
+        (ids) => ids.length && log.info('released the tasks of an agent that may no longer hold them', { agent: name, task_ids: ids }),
+        (error: unknown) => log.error('releasing the tasks of an agent failed', { agent: name, error: String(error) }),
       );
     }
   });
@@ -72,7 +88,7 @@ export async function startBoard(config: Config): Promise<RunningBoard> {
   // A removed or rotated token ends its parked waits at once, with a 401, rather than answering counts later.
   registry.onRevoked((names) => presence.waiters.revoke(names));
   const board = new Board(deps);
-  releaseHeldBy = (name) => board.releaseHeldBy(name);
+  releaseHeldBy = (name, why) => board.releaseHeldBy(name, why);
   const room = new Room(deps);
   const dispatcher = new ToolDispatcher({
     board,
@@ -101,6 +117,7 @@ export async function startBoard(config: Config): Promise<RunningBoard> {
       reject(error);
     });
   });
+  const inFlight = trackInFlight(server);
   const port = (server.address() as AddressInfo).port;
   const shownHost = config.host.includes(':') ? `[${config.host}]` : config.host;
   const url = `${tls ? 'https' : 'http'}://${shownHost}:${port}`;
@@ -151,8 +168,10 @@ export async function startBoard(config: Config): Promise<RunningBoard> {
       registry.close();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
-        // Idle keep-alive connections would hold close() open; in-flight requests still finish.
+        // Idle keep-alive connections would hold close() open; in-flight requests still finish. Once none is left,
+        // close every connection: a client that gave up on a request mid-way can leave its socket open for seconds.
         (server as unknown as { closeIdleConnections?: () => void }).closeIdleConnections?.();
+        void inFlight.drained().then(() => (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.());
       });
       await store.close();
       unlock();

@@ -1,54 +1,45 @@
-// The published bridge: a self-contained tarball that installs with --ignore-scripts into an empty folder and works;
-// and stdout, the MCP channel, is written by no module but the terminal one.
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, existsSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+// The published bridge, as `npm pack -w bridge` makes it (and so `npm publish -w bridge`): one bundle that needs no
+// package but @napi-rs/keyring, and works from the tarball; and stdout, the MCP channel, is written by no module but the terminal one.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { mcpClient, ROOT, startBoard } from '../helpers/board.js';
 import { body, bridgeEnv, startBridge } from '../helpers/bridge.js';
+import { packAndInstall, packList } from '../helpers/packed.js';
 
 const INSTALL_SCRIPTS = ['preinstall', 'install', 'postinstall'];
-
-function packageJsons(dir: string): string[] {
-  const found: string[] = [];
-  const walk = (d: string) => {
-    for (const entry of readdirSync(d, { withFileTypes: true })) {
-      const path = join(d, entry.name);
-      if (entry.isDirectory() && !entry.isSymbolicLink()) walk(path);
-      else if (entry.name === 'package.json') found.push(path);
-    }
-  };
-  walk(dir);
-  return found;
-}
+const VERSION = JSON.parse(readFileSync(join(ROOT, 'bridge/package.json'), 'utf8')).version as string;
 
 describe('the packed bridge', () => {
-  it('installs into an empty folder with --ignore-scripts, runs nothing at install, needs no compiler, and serves', async () => {
-    const work = mkdtempSync(join(tmpdir(), 'roundtable-pack-'));
-    const tarball = execFileSync(process.execPath, [join(ROOT, 'scripts/pack-bridge.mjs'), work], { encoding: 'utf8' }).trim();
-    const app = join(work, 'app');
-    execFileSync('mkdir', ['-p', app]);
-    writeFileSync(join(app, 'package.json'), '{"name":"empty","private":true}');
-    execFileSync('npm', ['install', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error', tarball], { cwd: app, stdio: 'pipe', timeout: 180_000 });
-    const modules = join(app, 'node_modules');
-    expect(existsSync(join(modules, 'better-sqlite3'))).toBe(false);
-    expect(existsSync(join(modules, 'roundtable-daemon'))).toBe(false);
-    expect(existsSync(join(modules, 'roundtable-bridge/node_modules/roundtable-shared/dist/index.js'))).toBe(true);
-    const withScripts = packageJsons(modules).filter((path) => {
-      const pkg = JSON.parse(readFileSync(path, 'utf8')) as { scripts?: Record<string, string>; gypfile?: boolean };
-      return pkg.gypfile === true || INSTALL_SCRIPTS.some((s) => pkg.scripts?.[s]);
-    });
-    expect(withScripts).toEqual([]);
-    expect(readdirSync(modules, { recursive: true }).filter((f) => String(f).endsWith('binding.gyp'))).toEqual([]);
+  it('declares only @napi-rs/keyring, runs nothing at install, and serves a real board from the extracted tarball', async () => {
+    const installed = packAndInstall('bridge');
+    expect(Object.keys(installed.pkg.dependencies ?? {})).toEqual(['@napi-rs/keyring']);
+    for (const field of ['devDependencies', 'bundleDependencies', 'bundledDependencies', 'optionalDependencies', 'peerDependencies']) {
+      // npm keeps devDependencies in the tarball's package.json; they are never installed for a user.
+      if (field !== 'devDependencies') expect(installed.pkg[field], field).toBeUndefined();
+    }
+    const scripts = (installed.pkg['scripts'] ?? {}) as Record<string, string>;
+    expect(INSTALL_SCRIPTS.filter((s) => scripts[s])).toEqual([]);
 
-    // As a user would run it: npx finds the installed bin (no download) and runs it through its shebang.
-    const version = execFileSync('npx', ['--no-install', 'roundtable-bridge', '--version'], { cwd: app, encoding: 'utf8', timeout: 60_000 }).trim();
-    expect(version).toBe(JSON.parse(readFileSync(join(ROOT, 'bridge/package.json'), 'utf8')).version);
+    const run = (bin: string, args: string[]) =>
+      spawnSync(process.execPath, [join(installed.dir, installed.pkg.bin[bin]!), ...args], { cwd: installed.app, env: bridgeEnv(), encoding: 'utf8', timeout: 30_000 });
+    expect(run('roundtable-bridge', ['--version']).stdout.trim()).toBe(VERSION);
+    for (const args of [['--help'], ['login', '--help']]) {
+      const help = run('roundtable-bridge', args);
+      expect(help.status, `${args.join(' ')}: ${help.stderr}`).toBe(0);
+      expect(help.stdout).toContain('roundtable-bridge login --url URL');
+    }
+    const workerHelp = run('roundtable-worker', ['--help']);
+    expect(workerHelp.status, workerHelp.stderr).toBe(0);
+    expect(workerHelp.stdout).toContain('roundtable-worker');
 
     const board = await startBoard();
-    const bin = join(modules, 'roundtable-bridge/bin/roundtable-bridge.js');
-    const bridge = await startBridge({ bin, args: ['--url', board.url], env: bridgeEnv({ ROUNDTABLE_TOKEN: board.tokens['w1']! }) });
+    const bridge = await startBridge({
+      bin: join(installed.dir, installed.pkg.bin['roundtable-bridge']!),
+      args: ['--url', board.url],
+      env: bridgeEnv({ ROUNDTABLE_TOKEN: board.tokens['w1']! }),
+    });
     const direct = await mcpClient(board, 'w1');
     try {
       expect(await bridge.client.listTools()).toEqual(await direct.listTools());
@@ -57,24 +48,35 @@ describe('the packed bridge', () => {
       await direct.close();
       await bridge.close();
       await board.stop();
+      rmSync(join(installed.app, '..'), { recursive: true, force: true });
     }
+  });
+
+  it('npm pack --dry-run lists only the bins, the bundle, its third-party licenses, LICENSE and package.json', () => {
+    const files = packList('bridge').map((f) => f.path).sort();
+    const allowed = [/^bin\/roundtable-(bridge|worker)\.js$/, /^bundle\/(cli|worker|chunk-[A-Z0-9]+)\.js$/, /^bundle\/THIRD-PARTY-LICENSES\.txt$/, /^LICENSE$/, /^package\.json$/];
+    expect(files.filter((f) => !allowed.some((re) => re.test(f)))).toEqual([]);
+    for (const needed of ['bin/roundtable-bridge.js', 'bin/roundtable-worker.js', 'bundle/cli.js', 'bundle/worker.js', 'LICENSE', 'package.json']) {
+      expect(files).toContain(needed);
+    }
+    expect(readFileSync(join(ROOT, 'bridge/LICENSE'), 'utf8')).toBe(readFileSync(join(ROOT, 'LICENSE'), 'utf8'));
   });
 });
 
 describe('npm run pack:bridge', () => {
   // git answers for ignore rules; an unpacked copy of the repository has none to check.
   it.skipIf(!existsSync(join(ROOT, '.git')))('writes its tarball into dist/, and git ignores it there and any other *.tgz', () => {
-    const expected = join(ROOT, 'dist', `roundtable-bridge-${JSON.parse(readFileSync(join(ROOT, 'bridge/package.json'), 'utf8')).version}.tgz`);
+    const expected = join(ROOT, 'dist', `roundtable-bridge-${VERSION}.tgz`);
     const existed = existsSync(expected);
-    const tarball = execFileSync(process.execPath, [join(ROOT, 'scripts/pack-bridge.mjs')], { encoding: 'utf8', timeout: 120_000 }).trim();
+    execFileSync('npm', ['run', '--silent', 'pack:bridge'], { cwd: ROOT, encoding: 'utf8', timeout: 180_000 });
     try {
-      expect(tarball).toBe(expected);
-      expect(existsSync(tarball)).toBe(true);
+      expect(existsSync(expected)).toBe(true);
       const ignored = (path: string) => execFileSync('git', ['check-ignore', '--no-index', path], { cwd: ROOT, encoding: 'utf8' }).trim();
-      expect(ignored(relative(ROOT, tarball))).toBe(relative(ROOT, tarball));
+      expect(ignored(relative(ROOT, expected))).toBe(relative(ROOT, expected));
       expect(ignored('roundtable-bridge-0.1.0.tgz')).toBe('roundtable-bridge-0.1.0.tgz');
+      expect(ignored('bridge/bundle/cli.js')).toBe('bridge/bundle/cli.js');
     } finally {
-      if (!existed) rmSync(tarball, { force: true });
+      if (!existed) rmSync(expected, { force: true });
     }
   });
 });
@@ -97,5 +99,6 @@ describe('stdout is sacred', () => {
     const pkg = JSON.parse(readFileSync(join(ROOT, 'bridge/package.json'), 'utf8')) as { dependencies: Record<string, string> };
     expect(Object.keys(pkg.dependencies)).not.toContain('better-sqlite3');
     expect(Object.keys(pkg.dependencies)).not.toContain('keytar');
+    expect(Object.keys(pkg.dependencies)).toEqual(['@napi-rs/keyring']);
   });
 });

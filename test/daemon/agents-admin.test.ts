@@ -89,9 +89,18 @@ describe('roundtable agents', () => {
     expect(skills.stdout).toBe('Changed w1: skills python,sql -> go,rust. A running board applies it within seconds; the token is unchanged.\n');
     await eventually('the board to apply the new skills', async () => ((await api(board, 'w1', 'whoami')).body.skills as string[]).join() === 'go,rust');
 
+    // w1 holds a task when it becomes an observer, which can neither submit nor release it: it goes back to the pool.
+    const held = (await api(board, 'lead', 'create_task', { title: 'held by w1' })).body.task.id as number;
+    expect((await api(board, 'w1', 'claim_task', { task_id: held })).status).toBe(200);
     const role = await cli(['agents', 'set', 'w1', '--role', 'observer', '--skills', '']);
     expect(role.stdout).toBe('Changed w1: role worker -> observer; skills go,rust -> (none). A running board applies it within seconds; the token is unchanged.\n');
     await eventually('the board to apply the new role', async () => (await api(board, 'w1', 'whoami')).body.role === 'observer');
+    await eventually("w1's task to be open again", async () => (await api(board, 'lead', 'get_task', { task_id: held })).body.task.status === 'open');
+    expect((await api(board, 'lead', 'get_task', { task_id: held })).body.history.at(-1)).toMatchObject({
+      action: 'released',
+      agent: 'roundtable',
+      note: 'w1 became an observer, who does not claim tasks',
+    });
     expect((await api(board, 'w1', 'whoami')).body.skills).toEqual([]);
     const same = await cli(['agents', 'set', 'w1', '--role', 'observer']);
     expect(same.stdout).toBe('w1 already has that role and those skills; nothing written.\n');

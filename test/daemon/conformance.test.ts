@@ -31,6 +31,7 @@ import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAuthProxy, type AuthProxy } from '../helpers/auth-proxy.js';
 import { startBoard, type TestBoard } from '../helpers/board.js';
+import { freePort } from '../helpers/net.js';
 import { spawnTracked, stopProcess } from '../helpers/processes.js';
 
 const SUITE_VERSION = '0.1.13';
@@ -122,8 +123,11 @@ describe(`MCP conformance suite ${SUITE_VERSION} against /mcp`, () => {
 
   beforeAll(async () => {
     scratch = mkdtempSync(join(tmpdir(), 'roundtable-conformance-'));
-    board = await startBoard();
-    proxy = await startAuthProxy(board.url, board.tokens['lead']!);
+    // The suite's Host and Origin name the proxy's port, which the daemon admits for a loopback name only when
+    // ROUNDTABLE_ALLOWED_HOSTS lists it with that port (SPEC §9), as a local proxy's owner would.
+    const proxyPort = await freePort();
+    board = await startBoard({ env: { ROUNDTABLE_ALLOWED_HOSTS: `127.0.0.1:${proxyPort},localhost:${proxyPort}` } });
+    proxy = await startAuthProxy(board.url, board.tokens['lead']!, { port: proxyPort });
   });
 
   afterAll(async () => {

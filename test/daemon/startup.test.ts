@@ -3,7 +3,8 @@ import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { describe, expect, it } from 'vitest';
+import { connect } from 'node:net';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { api, daemonEnv, startBoard, token, writeAgentsFile, DEFAULT_AGENTS, runCli } from '../helpers/board.js';
 import { eventually } from '../helpers/eventually.js';
 
@@ -78,6 +79,9 @@ describe('environment validation', () => {
     ['ROUNDTABLE_PORT', '70000'],
     ['ROUNDTABLE_RATE_LIMIT_PER_MINUTE', '0'],
     ['ROUNDTABLE_ALLOWED_HOSTS', 'good.example,bad host'],
+    ['ROUNDTABLE_ALLOWED_HOSTS', 'good.example:0'],
+    ['ROUNDTABLE_ALLOWED_HOSTS', 'good.example:99999'],
+    ['ROUNDTABLE_MAX_EVENT_STREAMS', '0'],
   ])('%s=%s exits non-zero naming the variable', async (name, value) => {
     const dir = tempDir();
     writeAgentsFile(join(dir, 'agents.json'), DEFAULT_AGENTS, Object.fromEntries(DEFAULT_AGENTS.map((a) => [a.name, token()])));
@@ -186,6 +190,23 @@ describe('durability and schema', () => {
   it('SIGTERM shuts down cleanly with exit code 0', async () => {
     const board = await startBoard();
     expect(await board.stop('SIGTERM')).toBe(0);
+  });
+
+  it('SIGTERM answers a parked wait and exits without waiting for the client to hang up', async () => {
+    const board = await startBoard();
+    // A raw keep-alive client that parks a wait and then neither reads on nor hangs up (as fetch does for 4 s
+    // after giving up on a request): the daemon used to hold its exit for the server's keep-alive timeout.
+    const socket = connect(board.port, '127.0.0.1');
+    onTestFinished(() => void socket.destroy());
+    const body = JSON.stringify({ timeout_s: 40 });
+    socket.write(
+      `POST /api/v1/tools/wait_for_activity HTTP/1.1\r\nHost: 127.0.0.1:${board.port}\r\nAuthorization: Bearer ${board.tokens['w1']}\r\n` +
+        `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: keep-alive\r\n\r\n${body}`,
+    );
+    await eventually('the wait to park', async () => (await api(board, 'lead', 'members')).body.members.find((m: { name: string }) => m.name === 'w1').waiting);
+    const started = Date.now();
+    expect(await board.stop('SIGTERM')).toBe(0);
+    expect(Date.now() - started).toBeLessThan(2500);
   });
 
   it('a database newer than the code is refused', async () => {

@@ -95,6 +95,56 @@ describe('Host and Origin', () => {
   });
 });
 
+describe('the port in Host and Origin', () => {
+  const signIn = (headers: Record<string, string>) =>
+    raw({ method: 'POST', path: '/session', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ token: board.tokens['w1'] }) });
+
+  it('a page on another local port cannot sign a browser in or out; the board\'s own origin can', async () => {
+    const other = board.port === 65535 ? board.port - 1 : board.port + 1;
+    for (const origin of [`http://127.0.0.1:${other}`, `http://localhost:${other}`, 'http://localhost', 'http://127.0.0.1:80']) {
+      const refused = await signIn({ origin });
+      expect(refused.status, origin).toBe(403);
+      expect(refused.headers['set-cookie'], origin).toBeUndefined();
+      expect(JSON.parse(refused.body).error.message, origin).toMatch(/port/);
+      const signOut = await raw({ method: 'POST', path: '/session/logout', headers: { origin } });
+      expect(signOut.status, origin).toBe(403);
+    }
+    for (const origin of [`http://127.0.0.1:${board.port}`, `http://localhost:${board.port}`]) {
+      const admitted = await signIn({ origin });
+      expect(admitted.status, origin).toBe(200);
+      expect(String(admitted.headers['set-cookie'])).toMatch(/^rt_session=/);
+    }
+  });
+
+  it('a Host naming a loopback name on another port is refused; a configured name without a port admits the standard ports', async () => {
+    const other = board.port === 65535 ? board.port - 1 : board.port + 1;
+    expect((await raw({ method: 'POST', path: '/mcp', headers: mcpHeaders({ host: `127.0.0.1:${other}` }), body: initialize })).status).toBe(403);
+    expect((await raw({ method: 'POST', path: '/mcp', headers: mcpHeaders({ host: 'localhost' }), body: initialize })).status).toBe(403);
+    for (const host of ['board.example.com', 'board.example.com:443', `board.example.com:${board.port}`]) {
+      expect((await raw({ method: 'POST', path: '/mcp', headers: mcpHeaders({ host }), body: initialize })).status, host).toBe(200);
+    }
+    expect((await raw({ method: 'POST', path: '/mcp', headers: mcpHeaders({ host: `board.example.com:${other}` }), body: initialize })).status).toBe(403);
+    for (const origin of ['https://board.example.com', 'http://board.example.com', `http://board.example.com:${board.port}`]) {
+      expect((await signIn({ host: 'board.example.com', origin })).status, origin).toBe(200);
+    }
+    expect((await signIn({ host: 'board.example.com', origin: 'https://board.example.com:8443' })).status).toBe(403);
+  });
+
+  it('a configured name with a port admits only that port', async () => {
+    const pinned = await startBoard({ env: { ROUNDTABLE_ALLOWED_HOSTS: 'board.example.com:8443' } });
+    try {
+      const call = (headers: Record<string, string>) =>
+        fetchRaw(pinned.port, { method: 'POST', path: '/api/v1/tools/whoami', headers: { authorization: `Bearer ${pinned.tokens['w1']}`, ...headers }, body: '{}' });
+      expect((await call({ host: 'board.example.com:8443' })).status).toBe(200);
+      expect((await call({ host: 'board.example.com:8443', origin: 'https://board.example.com:8443' })).status).toBe(200);
+      expect((await call({ host: 'board.example.com' })).status).toBe(403);
+      expect((await call({ host: 'board.example.com:8443', origin: 'https://board.example.com' })).status).toBe(403);
+    } finally {
+      await pinned.stop();
+    }
+  });
+});
+
 describe('behind a trusted reverse proxy', () => {
   it('a relayed request must name a configured public host: loopback names are for local clients only', async () => {
     const proxied = await startBoard({ env: { ROUNDTABLE_ALLOWED_HOSTS: 'board.example.com', ROUNDTABLE_TRUST_PROXY: 'true' } });

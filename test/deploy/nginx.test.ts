@@ -371,6 +371,18 @@ dns.lookup = function (hostname, options, callback) {
     expect(crossSite.headers['x-request-id']).toBeTruthy();
   });
 
+  it('nginx passes Host without its port: the public name on the standard port signs in, another port of it is refused', async () => {
+    const signIn = (origin: string) =>
+      https({ port: httpsPort, ca, path: '/session', method: 'POST', headers: { origin, 'content-type': 'application/json' }, body: JSON.stringify({ token: board.tokens['w1'] }) });
+    const admitted = await signIn(`https://${HOST}`);
+    expect(admitted.status, admitted.text).toBe(200);
+    expect(String(admitted.headers['set-cookie'])).toMatch(/^rt_session=/);
+    const otherPort = await signIn(`https://${HOST}:8443`);
+    expect(otherPort.status, otherPort.text).toBe(403);
+    expect(otherPort.headers['set-cookie']).toBeUndefined();
+    expect(otherPort.headers['x-request-id'], 'refused by the daemon').toBeTruthy();
+  });
+
   it('refuses the loopback names in Host and Origin itself: the daemon would admit them', async () => {
     const mcpHeaders = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${board.tokens['w1']}` };
     const toolsList = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' });

@@ -43,10 +43,10 @@ function forwardable(raw: readonly string[], drop: ReadonlySet<string> = new Set
 }
 
 /**
- * Starts the proxy on 127.0.0.1 (a free port). `upstream` must be a loopback http:// URL: nothing leaves the host.
+ * Starts the proxy on 127.0.0.1 (options.port, or a free port). `upstream` must be a loopback http:// URL: nothing leaves the host.
  * Any Authorization header the client sent is replaced by `Authorization: Bearer <token>`.
  */
-export async function startAuthProxy(upstream: string, token: string): Promise<AuthProxy> {
+export async function startAuthProxy(upstream: string, token: string, options: { port?: number } = {}): Promise<AuthProxy> {
   const target = new URL(upstream);
   if (target.protocol !== 'http:' || !LOOPBACK.has(target.hostname)) throw new Error(`the auth proxy only forwards to a loopback http:// URL, not ${upstream}`);
   const requests: ProxiedRequest[] = [];
@@ -92,7 +92,7 @@ export async function startAuthProxy(upstream: string, token: string): Promise<A
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
+    server.listen(options.port ?? 0, '127.0.0.1', () => {
       server.off('error', reject);
       resolve();
     });

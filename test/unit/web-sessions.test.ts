@@ -1,6 +1,6 @@
 // Web sessions and what a page hears: expiry, a removed or rotated token ending its sessions, room events filtered.
 import { createHash } from 'node:crypto';
-import { expect, it } from 'vitest';
+import { expect, it, vi } from 'vitest';
 import { parseAgentsFile, type AgentDirectory } from '../../daemon/src/agents.js';
 import { LocalEventBus } from '../../daemon/src/events.js';
 import { eventForPage, LiveStreams } from '../../daemon/src/web/event-stream.js';
@@ -57,35 +57,70 @@ it('a page hears ids, names and states, and only room messages its member may se
   expect(eventForPage({ type: 'room', message_id: 4, from: 'lead', to: 'all' }, 'eye')?.data).toEqual({ message_id: 4, from: 'lead', to: 'all' });
 });
 
-it('an open stream subscribes once, hears events, and leaves nothing behind when it ends', async () => {
+/** A stand-in for Node's ServerResponse, with what LiveStreams uses of it. */
+function fakeResponse() {
+  const closeListeners: Array<() => void> = [];
+  const response = {
+    written: [] as string[],
+    head: undefined as undefined | { status: number; headers: Record<string, string> },
+    writableLength: 0,
+    writableEnded: false,
+    destroyed: false,
+    writeHead(status: number, headers: Record<string, string>) {
+      response.head = { status, headers };
+    },
+    write(chunk: string) {
+      response.written.push(chunk);
+      return true;
+    },
+    end() {
+      response.writableEnded = true;
+      for (const listener of closeListeners.splice(0)) listener();
+    },
+    destroy() {
+      response.destroyed = true;
+      for (const listener of closeListeners.splice(0)) listener();
+    },
+    once(_event: 'close', listener: () => void) {
+      closeListeners.push(listener);
+    },
+  };
+  return response;
+}
+
+it('open streams share one subscription, hear events after the publishing call, and leave nothing behind', async () => {
   const agents = directory({ lead: 'lead-token-0123456789', eye: 'eye-token-0123456789ab' });
   const sessions = new SessionStore({ agents: () => agents });
   const bus = new LocalEventBus();
-  const live = new LiveStreams(bus, sessions);
+  const live = new LiveStreams({ events: bus, sessions, maxStreams: 10, coalesceMs: 0 });
   const signed = sessions.signIn('eye-token-0123456789ab')!;
-  const written: string[] = [];
-  const abortListeners: Array<() => void> = [];
-  const stream = {
-    write: async (text: string) => void written.push(text),
-    onAbort: (listener: () => void) => void abortListeners.push(listener),
-  };
-  const controller = new AbortController();
-  const served = live.serve(stream as never, signed.agent, signed.id, controller.signal);
+  expect(bus.size).toBe(0);
+  const first = fakeResponse();
+  const second = fakeResponse();
+  live.open(first, signed.agent, signed.id);
+  live.open(second, signed.agent, signed.id);
   expect(bus.size).toBe(1);
-  expect(live.size).toBe(1);
+  expect(live.size).toBe(2);
+  expect(first.head?.status).toBe(200);
+  expect(first.head?.headers['Content-Type']).toMatch(/^text\/event-stream/);
+  expect(first.head?.headers['Content-Security-Policy']).toContain("default-src 'none'");
+  expect(first.written).toEqual(['retry: 3000\nevent: ready\ndata: {}\n\n']);
+
   bus.publish({ type: 'task_message', task_id: 2, author: 'lead' });
   bus.publish({ type: 'room', message_id: 9, from: 'lead', to: ['someone-else'] });
-  expect(written.join('')).toContain('event: ready');
-  expect(written.join('')).toContain('event: task_message\ndata: {"task_id":2,"author":"lead"}\n\n');
-  expect(written.join('')).not.toContain('"message_id":9');
-  controller.abort();
-  await served;
-  expect(bus.size).toBe(0);
-  expect(live.size).toBe(0);
+  bus.publish({ type: 'room', message_id: 10, from: 'lead', to: ['eye'] });
+  // Nothing written while the publisher is still running.
+  expect(first.written).toHaveLength(1);
+  await vi.waitFor(() => expect(first.written).toHaveLength(2));
+  expect(first.written[1]).toBe('event: task_message\ndata: {"task_id":2,"author":"lead"}\n\nevent: room\ndata: {"message_id":10,"from":"lead","to":["eye"]}\n\n');
+  await vi.waitFor(() => expect(second.written).toEqual(first.written));
 
-  // Signing out (or a rotated token) ends a stream too.
-  const again = live.serve(stream as never, signed.agent, signed.id, new AbortController().signal);
+  first.destroy();
+  expect(live.size).toBe(1);
+  expect(bus.size).toBe(1);
+  // Signing out (or a rotated token) ends the rest.
   live.endSession(signed.id);
-  await again;
+  expect(second.writableEnded).toBe(true);
+  expect(live.size).toBe(0);
   expect(bus.size).toBe(0);
 });

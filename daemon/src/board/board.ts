@@ -33,7 +33,7 @@ import {
   decideCancel,
   decideClaim,
   decideRelease,
-  decideReleaseOfRemoved,
+  decideReleaseOfRevoked,
   decideReview,
   decideSubmit,
   mayClaim,
@@ -222,15 +222,15 @@ export class Board {
     }
   }
 
-  /** Returns every task a removed agent held to the open pool; returns their ids. */
-  async releaseHeldBy(name: string): Promise<number[]> {
+  /** Returns every task an agent may no longer hold to the open pool, noting why; returns their ids. */
+  async releaseHeldBy(name: string, why: string): Promise<number[]> {
     const released: number[] = [];
     let afterId = 0;
     for (;;) {
       const page = await this.deps.store.listTasks({ status: 'claimed', assignee: name, afterId, limit: LIMITS.listMax });
       for (const held of page.tasks) {
         try {
-          const task = await this.deps.store.releaseTask(held.id, (t) => decideReleaseOfRemoved(t, name));
+          const task = await this.deps.store.releaseTask(held.id, (t) => decideReleaseOfRevoked(t, name, why));
           this.published(task, { actor: 'roundtable', action: 'released' });
           released.push(task.id);
         } catch (error) {

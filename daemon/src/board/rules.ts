@@ -2,7 +2,7 @@
 // Role mode: the leader creates, reviews and cancels; workers claim. Peer mode: every peer creates and claims,
 // any peer but the submitter reviews, the creator cancels. Observers only read, in either mode.
 import { FINAL_STATUSES, type BoardMode, type Task, type Verdict } from 'roundtable-shared';
-import type { Agent } from '../agents.js';
+import type { Agent, AgentDirectory } from '../agents.js';
 import { Conflict, Forbidden, InvalidInput, StaleClaim } from '../errors.js';
 import type { TaskChange } from '../store/store.js';
 
@@ -12,8 +12,7 @@ export interface Caller {
 }
 
 function describe(agent: Agent): string {
-  const article = agent.role === 'leader' ? 'the' : /^[aeiou]/.test(agent.role) ? 'an' : 'a';
-  return `you are ${agent.name}, ${article} ${agent.role}`;
+  return `you are ${agent.name}, ${agent.role === 'leader' ? 'the' : indefinite(agent.role)} ${agent.role}`;
 }
 
 export function requireNotObserver({ agent }: Caller, action: string): void {
@@ -129,10 +128,28 @@ export function decideRelease(task: Task, caller: Caller, call: HolderCall & { r
   return { actor: agent.name, action: 'released', status: 'open', assignee: null, note: call.note };
 }
 
-/** The board owner removed the agent from agents.json: a task it held goes back to the open pool. */
-export function decideReleaseOfRemoved(task: Task, name: string): TaskChange {
+/**
+ * The agents whose claims a new agents.json takes back: those it removes, and those whose new role may not claim
+ * (a worker made an observer keeps no task it could neither submit nor release).
+ */
+export function losersOfClaims(previous: AgentDirectory, current: AgentDirectory): Array<{ name: string; why: string }> {
+  const losers: Array<{ name: string; why: string }> = [];
+  for (const old of previous.list()) {
+    const now = current.find(old.name);
+    if (!now) losers.push({ name: old.name, why: `${old.name} was removed from agents.json` });
+    else if (!mayClaim({ agent: now, mode: current.mode })) losers.push({ name: old.name, why: `${old.name} became ${indefinite(now.role)} ${now.role}, who does not claim tasks` });
+  }
+  return losers;
+}
+
+function indefinite(role: string): string {
+  return /^[aeiou]/.test(role) ? 'an' : 'a';
+}
+
+/** agents.json no longer lets the agent hold claims (see losersOfClaims): a task it held goes back to the open pool. */
+export function decideReleaseOfRevoked(task: Task, name: string, why: string): TaskChange {
   if (task.status !== 'claimed' || task.assignee !== name) throw new Conflict(`task ${task.id} is no longer claimed by ${name}`);
-  return { actor: 'roundtable', action: 'released', status: 'open', assignee: null, note: `${name} was removed from agents.json` };
+  return { actor: 'roundtable', action: 'released', status: 'open', assignee: null, note: why };
 }
 
 export function decideSubmit(task: Task, { agent }: Caller, result: string, call: HolderCall): TaskChange {

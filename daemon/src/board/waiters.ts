@@ -85,8 +85,10 @@ export class ActivityWaiters {
     return n;
   }
 
+  /** At shutdown: stop listening, and answer every parked wait now (as a timeout), so the daemon need not wait for them. */
   close(): void {
     this.unsubscribe();
+    for (const set of [...this.waiting.values()]) for (const waiter of [...set]) waiter.finish('timeout');
   }
 
   private wake(event: BoardEvent): void {

@@ -1,9 +1,10 @@
 // Numbered SQL migrations, each applied in one transaction; a database newer than the code is refused.
 import { readdirSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import type Database from 'better-sqlite3';
+import { PACKAGE_DIR } from '../package-dir.js';
 
-const MIGRATIONS_DIR = fileURLToPath(new URL('../../migrations/', import.meta.url));
+const MIGRATIONS_DIR = join(PACKAGE_DIR, 'migrations/');
 
 export class SchemaTooNew extends Error {}
 

@@ -1,4 +1,5 @@
 // The board store on SQLite (better-sqlite3): WAL, synchronous=FULL, every write one BEGIN IMMEDIATE transaction.
+import { closeSync, openSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { TASK_STATUSES, type Activity, type Message, type Review, type Task, type TaskStatus, type TaskSummary } from 'roundtable-shared';
 import { NotFound } from '../errors.js';
@@ -69,6 +70,20 @@ function toRoomMessage(row: RoomRow): StoredRoomMessage {
   return { id: row.id, from: row.author, to: row.recipients === 'all' ? 'all' : (JSON.parse(row.recipients) as string[]), text: row.text, created_at: row.created_at };
 }
 
+/**
+ * Creates a missing database file with mode 600 before SQLite opens it: SQLite would create it 644 less the umask,
+ * and it gives the -wal and -shm files the database file's mode, so all three stay private to the daemon's user.
+ * An existing file keeps the mode its owner gave it.
+ */
+export function createPrivately(path: string): void {
+  if (path === ':memory:' || path === '') return;
+  try {
+    closeSync(openSync(path, 'wx', 0o600));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  }
+}
+
 export interface SqliteStoreOptions {
   readonly path: string;
   readonly busyTimeoutMs?: number;
@@ -81,6 +96,7 @@ export class SqliteStore implements BoardStore {
   private readonly graph: SqliteDependencies;
 
   constructor(options: SqliteStoreOptions) {
+    createPrivately(options.path);
     this.db = new Database(options.path);
     this.db.pragma('journal_mode = WAL');
     // FULL: a write is on disk before it is acknowledged, so it survives a power loss.

@@ -1,25 +1,28 @@
 // GET /events: board events as server-sent events for a signed-in page; ids, names and states only, never board text.
+import type { HttpBindings } from '@hono/node-server';
+import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { Hono } from 'hono';
-import { streamSSE, type SSEStreamingApi } from 'hono/streaming';
 import type { Agent } from '../agents.js';
+import { Internal } from '../errors.js';
 import type { BoardEvent, EventBus } from '../events.js';
+import { StreamFanOut, type Outgoing, type StreamSink } from './fan-out.js';
+import { SECURITY_HEADERS } from './security-headers.js';
 import type { SessionVariables } from './session-auth.js';
 import type { SessionStore } from './sessions.js';
+import { StreamCaps, STREAMS_PER_AGENT, STREAMS_PER_SESSION } from './stream-caps.js';
 
 export const HEARTBEAT_MS = 20_000;
 /** How long a browser waits before reconnecting a dropped stream. */
 const RETRY_MS = 3_000;
-/** Writes a slow client has not taken yet; past this it is dropped and reconnects (then re-reads the state). */
-const MAX_QUEUED_WRITES = 256;
-
-interface OpenStream {
-  readonly sessionId: string;
-  send(text: string): void;
-  end(): void;
-}
 
 /** What a signed-in page is told about an event; room events only when the message is one it may see. */
 export function eventForPage(event: BoardEvent, viewer: string): { type: string; data: Record<string, unknown> } | undefined {
+  const message = pageMessage(event);
+  return message && (!message.visibleTo || message.visibleTo(viewer)) ? { type: message.type, data: message.data } : undefined;
+}
+
+/** The page's view of an event, the same for every stream, and who may see it (room messages only). */
+function pageMessage(event: BoardEvent): { type: string; data: Record<string, unknown>; visibleTo?: (viewer: string) => boolean } | undefined {
   switch (event.type) {
     case 'task':
       return {
@@ -28,9 +31,14 @@ export function eventForPage(event: BoardEvent, viewer: string): { type: string;
       };
     case 'task_message':
       return { type: 'task_message', data: { task_id: event.task_id, author: event.author } };
-    case 'room':
-      if (event.to !== 'all' && event.from !== viewer && !event.to.includes(viewer)) return undefined;
-      return { type: 'room', data: { message_id: event.message_id, from: event.from, to: event.to } };
+    case 'room': {
+      const { from, to } = event;
+      return {
+        type: 'room',
+        data: { message_id: event.message_id, from, to },
+        ...(to !== 'all' && { visibleTo: (viewer: string) => viewer === from || to.includes(viewer) }),
+      };
+    }
     case 'presence':
       return { type: 'presence', data: { agent: event.agent } };
     default:
@@ -38,101 +46,147 @@ export function eventForPage(event: BoardEvent, viewer: string): { type: string;
   }
 }
 
-/** The open event streams. Idle ones cost nothing but one shared heartbeat timer: the event bus pushes, nothing polls. */
+/** An event as the bytes every stream that may see it is sent; computed once per event, not once per stream. */
+function outgoingFor(event: BoardEvent): Outgoing | undefined {
+  const message = pageMessage(event);
+  if (!message) return undefined;
+  const text = `event: ${message.type}\ndata: ${JSON.stringify(message.data)}\n\n`;
+  return message.visibleTo ? { text, visibleTo: message.visibleTo } : { text };
+}
+
+/** What a stream needs of its HTTP response; Node's ServerResponse has all of it. */
+export interface StreamResponse {
+  writeHead(status: number, headers: Record<string, string>): unknown;
+  write(chunk: string): boolean;
+  end(): unknown;
+  destroy(): unknown;
+  readonly writableLength: number;
+  readonly writableEnded: boolean;
+  readonly destroyed: boolean;
+  once(event: 'close', listener: () => void): unknown;
+}
+
+export interface LiveStreamsOptions {
+  readonly events: EventBus;
+  readonly sessions: SessionStore;
+  /** ROUNDTABLE_MAX_EVENT_STREAMS: open streams on the whole board. */
+  readonly maxStreams: number;
+  /** For tests; see StreamFanOut. */
+  readonly coalesceMs?: number;
+}
+
+/**
+ * The open event streams. They are written straight to the socket, in batches, off the request path (StreamFanOut);
+ * idle ones cost one shared heartbeat timer and one event-bus subscription, made while any stream is open.
+ */
 export class LiveStreams {
-  private readonly open = new Set<OpenStream>();
+  private readonly fanOut: StreamFanOut;
+  private readonly caps: StreamCaps;
+  private readonly ends = new Map<StreamSink, () => void>();
+  private unsubscribe: (() => void) | undefined;
   private heartbeat: NodeJS.Timeout | undefined;
 
-  constructor(
-    private readonly events: EventBus,
-    private readonly sessions: SessionStore,
-  ) {}
-
-  get size(): number {
-    return this.open.size;
+  constructor(private readonly options: LiveStreamsOptions) {
+    this.caps = new StreamCaps({ perSession: STREAMS_PER_SESSION, perAgent: STREAMS_PER_AGENT, total: options.maxStreams });
+    this.fanOut = new StreamFanOut({
+      // Checked at every batch too, so a removed agent or rotated token hears nothing more.
+      isLive: (sessionId) => options.sessions.agentOf(sessionId) !== undefined,
+      ...(options.coalesceMs !== undefined && { coalesceMs: options.coalesceMs }),
+    });
   }
 
-  /** Serves one stream until the client goes away, its session ends, or the board shuts down. */
-  async serve(stream: SSEStreamingApi, agent: Agent, sessionId: string, signal: AbortSignal): Promise<void> {
-    let end!: () => void;
-    const ended = new Promise<void>((resolve) => (end = resolve));
-    let queued = 0;
-    const entry: OpenStream = {
+  get size(): number {
+    return this.fanOut.size;
+  }
+
+  /**
+   * Serves one stream on this response until the client goes away, its session ends or the board shuts down.
+   * Throws RateLimited, before anything is written, when a limit on open streams refuses it.
+   */
+  open(response: StreamResponse, agent: Agent, sessionId: string, extraHeaders: Record<string, string> = {}): void {
+    const release = this.caps.take(agent.name, sessionId);
+    let closed = false;
+    const sink: StreamSink = {
       sessionId,
-      end,
-      send(text) {
-        if (queued >= MAX_QUEUED_WRITES) return end();
-        queued++;
-        void stream.write(text).finally(() => queued--);
+      viewer: agent.name,
+      bufferedBytes: () => response.writableLength,
+      write: (text) => {
+        if (!response.writableEnded && !response.destroyed) response.write(text);
       },
+      end: () => {
+        if (!response.writableEnded) response.end();
+      },
+      drop: () => void response.destroy(),
     };
-    const unsubscribe = this.events.subscribe((event) => {
-      // Checked on every event too, so a removed agent or rotated token hears nothing more.
-      if (!this.sessions.agentOf(sessionId)) return end();
-      const message = eventForPage(event, agent.name);
-      if (message) entry.send(`event: ${message.type}\ndata: ${JSON.stringify(message.data)}\n\n`);
+    const cleanUp = () => {
+      if (closed) return;
+      closed = true;
+      release();
+      this.fanOut.remove(sink);
+      this.ends.delete(sink);
+      if (this.fanOut.size === 0) this.idle();
+    };
+    response.once('close', cleanUp);
+    this.ends.set(sink, () => {
+      sink.end();
+      cleanUp();
     });
-    this.add(entry);
-    stream.onAbort(end);
-    signal.addEventListener('abort', end, { once: true });
-    try {
-      entry.send(`retry: ${RETRY_MS}\nevent: ready\ndata: {}\n\n`);
-      await ended;
-    } finally {
-      unsubscribe();
-      signal.removeEventListener('abort', end);
-      this.remove(entry);
-    }
+    response.writeHead(200, {
+      ...SECURITY_HEADERS,
+      ...extraHeaders,
+      'Content-Type': 'text/event-stream; charset=utf-8',
+      'Cache-Control': 'no-store',
+      // The connection ends with the stream, so a shutting-down server is not held open by an idle keep-alive socket.
+      Connection: 'close',
+      // Tells nginx not to buffer the stream (the shipped config proxies the board).
+      'X-Accel-Buffering': 'no',
+    });
+    response.write(`retry: ${RETRY_MS}\nevent: ready\ndata: {}\n\n`);
+    this.fanOut.add(sink);
+    this.busy();
   }
 
   /** Ends the streams of one session (on sign-out). */
   endSession(sessionId: string): void {
-    for (const entry of this.open) if (entry.sessionId === sessionId) entry.end();
+    for (const [sink, end] of [...this.ends]) if (sink.sessionId === sessionId) end();
   }
 
   /** Ends every stream, so the server can close (on shutdown). */
   close(): void {
-    for (const entry of this.open) entry.end();
+    for (const end of [...this.ends.values()]) end();
+    this.fanOut.close();
   }
 
-  private add(entry: OpenStream): void {
-    this.open.add(entry);
+  /** The first stream opened: listen to the board, and beat. */
+  private busy(): void {
+    this.unsubscribe ??= this.options.events.subscribe((event) => {
+      const outgoing = outgoingFor(event);
+      if (outgoing) this.fanOut.push(outgoing);
+    });
     if (!this.heartbeat) {
-      this.heartbeat = setInterval(() => this.beat(), HEARTBEAT_MS);
+      // A comment line keeps proxies from closing an idle stream; a session that ended meanwhile is closed instead.
+      this.heartbeat = setInterval(() => this.fanOut.push({ text: ': heartbeat\n\n' }), HEARTBEAT_MS);
       this.heartbeat.unref();
     }
   }
 
-  private remove(entry: OpenStream): void {
-    this.open.delete(entry);
-    if (this.open.size === 0 && this.heartbeat) {
-      clearInterval(this.heartbeat);
-      this.heartbeat = undefined;
-    }
-  }
-
-  /** A comment line keeps proxies from closing an idle stream; a session that ended meanwhile is closed instead. */
-  private beat(): void {
-    for (const entry of this.open) {
-      if (!this.sessions.agentOf(entry.sessionId)) entry.end();
-      else entry.send(': heartbeat\n\n');
-    }
+  /** The last stream closed: the board's events cost nothing here any more. */
+  private idle(): void {
+    this.unsubscribe?.();
+    this.unsubscribe = undefined;
+    if (this.heartbeat) clearInterval(this.heartbeat);
+    this.heartbeat = undefined;
   }
 }
 
-export function eventRoutes(live: LiveStreams): Hono<{ Variables: SessionVariables }> {
-  const routes = new Hono<{ Variables: SessionVariables }>();
+export function eventRoutes(live: LiveStreams): Hono<{ Variables: SessionVariables } & { Bindings: HttpBindings }> {
+  const routes = new Hono<{ Variables: SessionVariables } & { Bindings: HttpBindings }>();
   routes.get('/', (c) => {
-    const agent = c.get('agent');
-    const sessionId = c.get('sessionId');
-    const signal = c.req.raw.signal;
-    const response = streamSSE(c, (stream) => live.serve(stream, agent, sessionId, signal));
-    response.headers.set('Cache-Control', 'no-store');
-    // The connection ends with the stream, so a shutting-down server is not held open by an idle keep-alive socket.
-    response.headers.set('Connection', 'close');
-    // Tells nginx not to buffer the stream (the shipped config proxies the board).
-    response.headers.set('X-Accel-Buffering', 'no');
-    return response;
+    const response = c.env?.outgoing;
+    if (!response) throw new Internal();
+    // Written to the socket directly: a stream through Hono's web-stream layer costs tens of microseconds per write.
+    live.open(response, c.get('agent'), c.get('sessionId'), { 'X-Request-Id': c.get('requestId') });
+    return RESPONSE_ALREADY_SENT;
   });
   return routes;
 }

@@ -31,6 +31,8 @@ export interface WebViewOptions {
   readonly boardName: string;
   readonly trustProxy: boolean;
   readonly sources: ViewSources;
+  /** ROUNDTABLE_MAX_EVENT_STREAMS. */
+  readonly maxEventStreams: number;
 }
 
 export interface WebView {
@@ -42,7 +44,7 @@ export interface WebView {
 
 export function createWebView(options: WebViewOptions): WebView {
   const sessions = new SessionStore({ agents: options.agents });
-  const live = new LiveStreams(options.events, sessions);
+  const live = new LiveStreams({ events: options.events, sessions, maxStreams: options.maxEventStreams });
   const view = new BoardView({ ...options.sources, store: options.store, agents: options.agents, boardName: options.boardName });
   const signedIn = sessionAuth(sessions);
   const headers = securityHeaders();

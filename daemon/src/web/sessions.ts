@@ -10,6 +10,8 @@ const SESSION_ID = /^[A-Za-z0-9_-]{43}$/;
 interface Session {
   readonly tokenHash: Buffer;
   readonly expiresAt: number;
+  /** The agent the hash matched in this directory; looked up again when agents.json is reloaded (a new directory). */
+  resolved?: { readonly directory: AgentDirectory; readonly agent: Agent | undefined };
 }
 
 export interface SessionStoreOptions {
@@ -45,8 +47,9 @@ export class SessionStore {
   }
 
   /**
-   * The agent a session id stands for now. The agent is looked up again by the token's hash on every call,
-   * so a removed agent or a rotated token ends its sessions at once.
+   * The agent a session id stands for now. The agent is looked up again by the token's hash whenever the directory
+   * in force changes, so a removed agent or a rotated token ends its sessions at once; the event streams ask this
+   * for every batch they write, so an unchanged directory answers from the session.
    */
   agentOf(id: string | undefined): Agent | undefined {
     if (id === undefined || !SESSION_ID.test(id)) return undefined;
@@ -56,7 +59,9 @@ export class SessionStore {
       this.sessions.delete(id);
       return undefined;
     }
-    const agent = this.options.agents().findByTokenHash(session.tokenHash);
+    const directory = this.options.agents();
+    if (session.resolved?.directory !== directory) session.resolved = { directory, agent: directory.findByTokenHash(session.tokenHash) };
+    const agent = session.resolved.agent;
     if (!agent) this.sessions.delete(id);
     return agent;
   }

@@ -1,10 +1,11 @@
 // The page itself: index.html, app.js and app.css from the daemon package's web/ folder, read once at start.
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { Hono } from 'hono';
+import { PACKAGE_DIR } from '../package-dir.js';
 
-const WEB_DIR = fileURLToPath(new URL('../../web/', import.meta.url));
+const WEB_DIR = join(PACKAGE_DIR, 'web/');
 
 /** URL path → file and content type; nothing else is served, so no path can reach outside this list. */
 export const PAGE_FILES: Readonly<Record<string, { file: string; type: string }>> = {

@@ -1,0 +1,15 @@
+// The token for a command that calls the board more than once: looked up once, and again after a 401 or a failure.
+import { findToken, type FoundToken } from './credentials.js';
+
+export function tokenLookup(account: string): (refresh: boolean) => Promise<FoundToken> {
+  let found: Promise<FoundToken> | undefined;
+  return async (refresh) => {
+    if (refresh || !found) found = findToken(account);
+    try {
+      return await found;
+    } catch (error) {
+      found = undefined;
+      throw error;
+    }
+  };
+}

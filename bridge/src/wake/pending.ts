@@ -1,0 +1,80 @@
+// What is pending for the agent, as ids and counts only: the items a wake is about, and the environment CMD gets.
+import type { WaitCategory } from 'roundtable-shared';
+import type { BoardClient } from '../board-client.js';
+
+/** The wait's answer: counts for all three categories, and the reviews it reported (when it waited for them). */
+export interface WaitAnswer {
+  readonly unread_messages: number;
+  readonly claimable_tasks: number;
+  readonly to_review: number;
+  readonly reviews: ReadonlyArray<{ task_id: number; verdict: string; created_at: string }>;
+}
+
+export interface Pending {
+  readonly claimableIds: number[];
+  readonly toReviewIds: number[];
+  readonly unread: number;
+  /** Task ids of reviews of the agent's work reported by this wait. */
+  readonly reviewedIds: number[];
+  /** One key per pending item: a wake runs CMD only for keys it has not run it for. */
+  readonly keys: Set<string>;
+}
+
+const PAGE = 100;
+
+/** Looks up the ids behind the counts, for the categories the wake watches; no call for a count of zero. */
+export async function collectPending(client: BoardClient, me: string, answer: WaitAnswer, watched: readonly WaitCategory[]): Promise<Pending> {
+  const tasks = watched.includes('tasks');
+  const messages = watched.includes('messages');
+  const [claimable, submitted, log] = await Promise.all([
+    tasks && answer.claimable_tasks > 0 ? client.callTool('list_tasks', { claimable_by_me: true, limit: PAGE }) : undefined,
+    tasks && answer.to_review > 0 ? client.callTool('list_tasks', { status: 'submitted', limit: PAGE }) : undefined,
+    messages && answer.unread_messages > 0 ? client.callTool('read_log', { limit: 20 }) : undefined,
+  ]);
+  // Only ids and names are read from these answers; titles and texts are never looked at.
+  const claimableIds = idsOf(claimable?.['tasks']);
+  const toReviewIds = idsOf(submitted?.['tasks'], (t) => t['assignee'] !== me);
+  const unread = messages ? answer.unread_messages : 0;
+  const reviewedIds = watched.includes('reviews') ? answer.reviews.map((r) => r.task_id) : [];
+  const keys = new Set<string>();
+  for (const id of claimableIds) keys.add(`claimable:${id}`);
+  for (const id of toReviewIds) keys.add(`review:${id}`);
+  for (const r of watched.includes('reviews') ? answer.reviews : []) keys.add(`reviewed:${r.task_id}:${r.created_at}`);
+  if (unread > 0) {
+    // The newest message to the agent stands for the unread batch: a new message makes a new key.
+    const newest = idsOf(log?.['messages'], (m) => m['from'] !== me)[0];
+    keys.add(`messages:${newest ?? `count-${unread}`}`);
+  }
+  return { claimableIds, toReviewIds, unread, reviewedIds, keys };
+}
+
+/** How many items of a category are pending: a category with none is waited on, one with some is only re-checked. */
+export function pendingIn(category: WaitCategory, pending: Pending): number {
+  if (category === 'tasks') return pending.claimableIds.length + pending.toReviewIds.length;
+  if (category === 'messages') return pending.unread;
+  // Reviews are reported once, so none are ever left pending.
+  return 0;
+}
+
+/** The variables CMD gets: ids, counts, the batch number and the agent's name (agents.json). Nothing else from the board. */
+export function wakeEnv(pending: Pending, info: { agent: string; batch: number; newTaskIds: number[] }): Record<string, string> {
+  return {
+    ROUNDTABLE_WAKE_AGENT: info.agent,
+    ROUNDTABLE_WAKE_BATCH: String(info.batch),
+    ROUNDTABLE_WAKE_CLAIMABLE: String(pending.claimableIds.length),
+    ROUNDTABLE_WAKE_CLAIMABLE_IDS: pending.claimableIds.join(','),
+    ROUNDTABLE_WAKE_TO_REVIEW: String(pending.toReviewIds.length),
+    ROUNDTABLE_WAKE_TO_REVIEW_IDS: pending.toReviewIds.join(','),
+    ROUNDTABLE_WAKE_UNREAD: String(pending.unread),
+    ROUNDTABLE_WAKE_REVIEWS: String(pending.reviewedIds.length),
+    ROUNDTABLE_WAKE_REVIEWED_IDS: pending.reviewedIds.join(','),
+    ROUNDTABLE_WAKE_NEW_TASK_IDS: info.newTaskIds.join(','),
+  };
+}
+
+function idsOf(list: unknown, keep: (item: Record<string, unknown>) => boolean = () => true): number[] {
+  if (!Array.isArray(list)) return [];
+  return (list as Array<Record<string, unknown>>)
+    .filter((item) => Number.isInteger(item['id']) && keep(item))
+    .map((item) => item['id'] as number);
+}
