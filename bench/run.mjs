@@ -14,6 +14,8 @@
 //   wakeup, idle_waiters  the live layer (bench/live.mjs)
 //   lease_renewal  claim -> call -> call on today's daemon vs the daemon before leases, built from git (bench/leases.mjs)
 //   lease_sweep    how soon 1,000 lapsed leases on a 100,000-task board are reopened (bench/leases.mjs)
+//   ready_set      list_tasks ready and claimable_by_me at 100,000 tasks with 100,000 dependency edges (bench/plans.mjs)
+//   unblock_wake   approval of a last blocker -> the waiting worker's answer, beside create_task's (bench/plans.mjs)
 // Each section is one async function that starts its own servers on 127.0.0.1 over its own seeded database copy,
 // measures, stops them, and adds rows to the shared report; adding a section means adding a function to SECTIONS.
 //
@@ -27,6 +29,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { benchEventStreams, benchIdleWaiters, benchWakeup } from './live.mjs';
 import { benchLeaseRenewal, benchLeaseSweep } from './leases.mjs';
 import { benchHookStop } from './hooks.mjs';
+import { benchReadySet, benchUnblockWake } from './plans.mjs';
 import { closeSync, copyFileSync, existsSync, fsyncSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -1093,6 +1096,8 @@ const SECTIONS = [
   { name: 'lease_renewal', run: () => benchLeaseRenewal(liveHelpers(), { rounds: 1500, block: 50 }) },
   { name: 'lease_sweep', run: () => benchLeaseSweep(liveHelpers(), { tasks: 100_000, leases: 1000, spreadMs: 5000 }) },
   { name: 'hook_stop', run: () => benchHookStop(liveHelpers(), { runs: 50 }) },
+  { name: 'ready_set', run: () => benchReadySet(liveHelpers(), { tasks: CONFIG.listTasks, edges: CONFIG.listTasks, iterations: CONFIG.listIterations, warmup: CONFIG.listWarmup }) },
+  { name: 'unblock_wake', run: () => benchUnblockWake(liveHelpers(), { rounds: 200 }) },
 ];
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -7,7 +7,15 @@ export type BoardEvent =
       readonly type: 'task';
       readonly action: string;
       readonly actor: string;
-      readonly task: { readonly id: number; readonly status: TaskStatus; readonly assignee: string | null; readonly required_skills: readonly string[] };
+      readonly task: {
+        readonly id: number;
+        readonly status: TaskStatus;
+        readonly assignee: string | null;
+        readonly required_skills: readonly string[];
+        /** Open but waiting on unfinished dependencies: nobody may claim it yet. */
+        readonly blocked?: boolean;
+        readonly created_by?: string;
+      };
       /** For reviews: whose submission was judged. */
       readonly submitter?: string | null;
     }

@@ -27,10 +27,11 @@ export function statusRoutes(options: StatusOptions): Hono {
     if (wait > 0) throw new RateLimited(wait, 'status requests');
     const names = options.agents().list().map((a) => a.name);
     const hourAgo = new Date(Date.now() - 60 * 60_000).toISOString();
-    const [counts, seen, lapsed] = await Promise.all([
+    const [counts, seen, lapsed, ready] = await Promise.all([
       options.store.countTasksByStatus(),
       options.store.lastSeen(names),
       options.store.countExpiredLeasesSince(hourAgo),
+      options.store.countReady(),
     ]);
     const since = Date.now() - ACTIVE_WINDOW_MS;
     const active = [...seen.values()].filter((at) => Date.parse(at) >= since).length;
@@ -42,6 +43,9 @@ export function statusRoutes(options: StatusOptions): Hono {
       tasks_by_status: counts,
       active_agents: active,
       leases_expired_last_hour: lapsed,
+      // Open tasks split into those nothing blocks and those waiting on unfinished dependencies.
+      tasks_ready: ready,
+      tasks_blocked: Math.max(0, counts.open - ready),
       server_time: new Date().toISOString(),
     });
   });

@@ -281,7 +281,20 @@ function render(data) {
 }
 
 function cardSignature(task) {
-  return JSON.stringify([task.title, task.status, task.assignee, task.required_skills, task.updated_at, task.lease_expires_at]);
+  return JSON.stringify([task.title, task.status, task.assignee, task.required_skills, task.updated_at, task.lease_expires_at, task.priority, task.blocked_by, task.blocked_by_cancelled]);
+}
+
+const ids = (list) => list.map((id) => `#${id}`).join(', ');
+
+/** Priority (when not normal) and, for an open task, what it waits on; a cancelled blocker is called out. */
+function planChips(task) {
+  const chips = [];
+  if (task.priority && task.priority !== 'normal') chips.push(h('span', { class: `chip priority priority-${task.priority}`, title: 'priority' }, task.priority));
+  const blockers = task.blocked_by || [];
+  if (blockers.length) chips.push(h('span', { class: 'chip blocked', title: 'cannot be claimed until these are done' }, `blocked by ${ids(blockers)}`));
+  const cancelled = task.blocked_by_cancelled || [];
+  if (cancelled.length) chips.push(h('span', { class: 'chip stranded', title: 'a blocker was cancelled: the leader must edit its dependencies' }, `cancelled blocker ${ids(cancelled)}`));
+  return chips;
 }
 
 function buildCard(task) {
@@ -292,10 +305,11 @@ function buildCard(task) {
       : h('span', { class: 'who nobody' }, task.status === 'open' ? 'unclaimed' : 'nobody'),
   );
   for (const skill of task.required_skills || []) meta.append(h('span', { class: 'chip' }, skill));
+  meta.append(...planChips(task));
   if (task.status === 'claimed' && task.lease_expires_at) meta.append(leaseEl(task.lease_expires_at));
   const card = h(
     'button',
-    { class: 'card', type: 'button', 'data-status': task.status, 'data-task-id': task.id, 'aria-label': `Task ${task.id}: ${task.title}` },
+    { class: 'card', type: 'button', 'data-status': task.status, 'data-task-id': task.id, 'data-blocked': (task.blocked_by || []).length ? 'true' : undefined, 'aria-label': `Task ${task.id}: ${task.title}` },
     h('span', { class: 'card-top' }, h('span', { class: 'task-id' }, `#${task.id}`), timeEl(task.updated_at, 'card-time')),
     h('span', { class: 'card-title' }, task.title),
     meta,
@@ -466,6 +480,7 @@ function section(title, ...content) {
 
 function renderDetail(detail) {
   const { task, messages, reviews, history } = detail;
+  const dependents = detail.dependents || [];
   ui.detailId.textContent = `#${task.id}`;
   ui.detailStatus.textContent = statusLabel(task.status);
   ui.detailStatus.dataset.status = task.status;
@@ -480,6 +495,12 @@ function renderDetail(detail) {
     h('dd', null, avatar(task.created_by, true), task.created_by),
     h('dt', null, 'Skills'),
     h('dd', null, skills),
+    h('dt', null, 'Priority'),
+    h('dd', null, h('span', { class: `chip priority priority-${task.priority}` }, task.priority)),
+    h('dt', null, 'Depends on'),
+    h('dd', { class: 'depends-on' }, (task.depends_on || []).length ? [ids(task.depends_on), ...planChips({ blocked_by: task.blocked_by, blocked_by_cancelled: task.blocked_by_cancelled })] : h('span', { class: 'empty' }, 'nothing')),
+    h('dt', null, 'Dependents'),
+    h('dd', { class: 'dependents' }, dependents.length ? ids(dependents) : h('span', { class: 'empty' }, 'none')),
     h('dt', null, 'Created'),
     h('dd', null, timeEl(task.created_at)),
     h('dt', null, 'Updated'),
@@ -555,12 +576,23 @@ function renderDetail(detail) {
               timeEl(a.created_at, 'when'),
             ),
             a.note ? h('div', { class: 'note' }, a.note) : null,
+            a.edit ? editEl(a.edit) : null,
           ),
         ),
       ),
     ),
   );
   ui.detailBody.replaceChildren(...parts);
+}
+
+/** An edit's history row: each field it changed with the value it replaced, as text. */
+function editEl(edit) {
+  const shown = (value) => (value === null ? 'none' : Array.isArray(value) ? (value.length ? value.join(', ') : 'none') : String(value));
+  return h(
+    'dl',
+    { class: 'edit' },
+    edit.fields.flatMap((field) => [h('dt', null, `${field.replace(/_/g, ' ')} was`), h('dd', null, shown(edit.old[field]))]),
+  );
 }
 
 // ---------- live updates ----------

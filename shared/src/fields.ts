@@ -1,6 +1,7 @@
 // Field schemas shared by several tools; each failure message names the field and the limit.
 import { z } from 'zod';
 import { LIMITS } from './limits.js';
+import { PRIORITIES } from './states.js';
 
 // A lone UTF-16 surrogate (a JSON escape such as "\ud800" without its pair) is not Unicode text: stored, it would
 // become U+FFFD, three bytes per unit, past every length limit. In /u mode a paired surrogate is one code point, not Cs.
@@ -45,3 +46,16 @@ export const skill = boundedText('each skill', LIMITS.skill);
 export const agentName = boundedText('agent name', LIMITS.assigneeFilter);
 
 export const isoTime = z.string().describe('ISO 8601 time in UTC');
+
+/** The tasks a task waits for: up to LIMITS.dependsOn ids, each of an existing task that is not cancelled. */
+export const dependsOn = z
+  .array(
+    z
+      .number({ error: 'depends_on: each entry must be a task id (a number)' })
+      .int({ error: 'depends_on: each entry must be a whole number' })
+      .positive({ error: 'depends_on: each entry must be a positive task id' }),
+    { error: 'depends_on must be a list of task ids, e.g. [3, 4]' },
+  )
+  .max(LIMITS.dependsOn, { error: `depends_on has more than ${LIMITS.dependsOn} entries; the limit is ${LIMITS.dependsOn}` });
+
+export const priority = z.enum(PRIORITIES, { error: `priority must be one of ${PRIORITIES.join(', ')}` });

@@ -18,6 +18,7 @@ export const LIMITS = {
   roomPage: 100,
   waitDefaultS: 25,
   waitMaxS: 50,
+  dependsOn: 20,
 } as const;
 
 /** An Idempotency-Key header on a mutating API call: 1-200 of these characters; kept for 24 hours. */

@@ -1,6 +1,6 @@
 // Output shapes of board records, as tools return them.
 import { z } from 'zod';
-import { MESSAGE_KINDS, ROLES, TASK_STATUSES, VERDICTS } from './states.js';
+import { MESSAGE_KINDS, PRIORITIES, ROLES, TASK_STATUSES, VERDICTS } from './states.js';
 import { isoTime } from './fields.js';
 
 export const taskStatus = z.enum(TASK_STATUSES);
@@ -18,6 +18,12 @@ export const taskSchema = z.object({
   lease_expires_at: isoTime.nullable().describe('While claimed: when the claim lapses unless a call or heartbeat by the holder renews it'),
   created_at: isoTime,
   updated_at: isoTime,
+  priority: z.enum(PRIORITIES),
+  depends_on: z.array(z.number().int()).describe('The tasks this one waits for'),
+  blocked_by: z.array(z.number().int()).describe('The ids among depends_on not yet done: while any remain, the task cannot be claimed'),
+  blocked_by_cancelled: z
+    .array(z.number().int())
+    .describe('The ids among blocked_by that were cancelled: the task stays blocked until the leader (in peer mode: its creator) edits depends_on'),
 });
 export type Task = z.infer<typeof taskSchema>;
 
@@ -54,6 +60,10 @@ export const activitySchema = z.object({
   assignee: z.string().nullable(),
   note: z.string().nullable().describe('A cancel reason or review note, written by an agent'),
   claim_id: z.number().int().nullable().describe('The claim this row made or ended'),
+  edit: z
+    .object({ fields: z.array(z.string()), old: z.record(z.string(), z.unknown()) })
+    .nullable()
+    .describe('For an edited row: the fields changed and their values before the edit'),
   created_at: isoTime,
 });
 export type Activity = z.infer<typeof activitySchema>;

@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
+import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { api, startBoard, token, type TestBoard } from '../helpers/board.js';
 import { BRIDGE_BIN, bridgeEnv } from '../helpers/bridge.js';
@@ -57,6 +58,16 @@ async function parked(board: TestBoard, agent: string): Promise<void> {
   });
 }
 
+/** How many wait_for_activity calls the agent has made, from the audit log (read-only, while the daemon runs). */
+function waitCalls(board: TestBoard, agent: string): number {
+  const db = new Database(board.dbPath, { readonly: true });
+  try {
+    return db.prepare("SELECT COUNT(*) FROM audit_log WHERE agent = ? AND tool = 'wait_for_activity'").pluck().get(agent) as number;
+  } finally {
+    db.close();
+  }
+}
+
 function wakeVariables(env: Record<string, string>): Record<string, string> {
   return Object.fromEntries(Object.entries(env).filter(([name]) => name.startsWith('ROUNDTABLE')));
 }
@@ -92,6 +103,8 @@ describe('wake', () => {
         ROUNDTABLE_WAKE_REVIEWS: '0',
         ROUNDTABLE_WAKE_REVIEWED_IDS: '',
         ROUNDTABLE_WAKE_NEW_TASK_IDS: String(id),
+        ROUNDTABLE_WAKE_STRANDED: '0',
+        ROUNDTABLE_WAKE_STRANDED_IDS: '',
       });
       // Nothing from the board but ids and counts, and never the token.
       const text = readFileSync(join(wake.out, 'batch-1'), 'utf8');
@@ -155,6 +168,29 @@ describe('wake', () => {
       }
     } finally {
       await wake.stop();
+    }
+  });
+
+  it("runs CMD once for the leader's task stranded by a cancelled blocker, and does not spin while it stays stranded", async () => {
+    const board = await startBoard();
+    const wake = startWake(board, 'lead', ['--for', 'tasks']);
+    try {
+      await parked(board, 'lead');
+      const blocker = (await api(board, 'lead', 'create_task', { title: 'A', description: '' })).body['task']['id'];
+      const stranded = (await api(board, 'lead', 'create_task', { title: 'B', description: '', depends_on: [blocker] })).body['task']['id'];
+      // The blocker is claimable by workers, not by the leader: nothing for the leader's wake until it is cancelled.
+      expect((await api(board, 'lead', 'cancel_task', { task_id: blocker })).status).toBe(200);
+      const run = await eventually('the run for the stranded task', () => wake.batch(1));
+      expect(wakeVariables(run)).toMatchObject({ ROUNDTABLE_WAKE_STRANDED: '1', ROUNDTABLE_WAKE_STRANDED_IDS: String(stranded), ROUNDTABLE_WAKE_NEW_TASK_IDS: String(stranded) });
+      // Still stranded: it is re-checked every second, not long-polled in a loop the board answers at once. A slow
+      // machine only makes fewer waits happen in this window.
+      const from = waitCalls(board, 'lead');
+      await sleep(3_000);
+      expect(waitCalls(board, 'lead') - from).toBeLessThanOrEqual(8);
+      expect(wake.batch(2)).toBeUndefined();
+    } finally {
+      await wake.stop();
+      await board.stop();
     }
   });
 

@@ -41,6 +41,13 @@ const SURROGATE_CALLS: Array<{ tool: string; field: string; args: Record<string,
   { tool: 'post', field: 'to', args: { to: ['w1', `w2${LONE}`], text: 'hi' } },
   { tool: 'post', field: 'text', args: { to: 'all', text: `hi ${LONE}` } },
   { tool: 'wait_for_activity', field: 'for', args: { for: [`tasks${LONE}`], timeout_s: 0 } },
+  { tool: 'create_task', field: 'priority', args: { title: 't', priority: `high${LONE}` } },
+  { tool: 'list_tasks', field: 'order', args: { order: `priority${LONE}` } },
+  { tool: 'update_task', field: 'title', args: { task_id: 1, title: `a${LONE}b` } },
+  { tool: 'update_task', field: 'description', args: { task_id: 1, description: LONE } },
+  { tool: 'update_task', field: 'required_skills', args: { task_id: 1, required_skills: [`py${LONE}`] }, names: /each skill/ },
+  { tool: 'update_task', field: 'priority', args: { task_id: 1, priority: `low${LONE}` } },
+  { tool: 'update_task', field: 'assignee', args: { task_id: 1, assignee: `w1${LONE}` } },
 ];
 
 /** The string-valued arguments each tool lists (directly, in a list, or in a union). */
@@ -75,7 +82,7 @@ describe('ill-formed Unicode', () => {
     expect(viaApi.status).toBe(400);
     expect(viaApi.body.error?.code).toBe('invalid_input');
     expect(viaApi.body.error?.message).toMatch(names ?? new RegExp(`\\b${field}\\b`));
-    if (!['status', 'kind', 'verdict', 'for'].includes(field)) expect(viaApi.body.error?.message).toContain('lone UTF-16 surrogate');
+    if (!['status', 'kind', 'verdict', 'for', 'priority', 'order'].includes(field)) expect(viaApi.body.error?.message).toContain('lone UTF-16 surrogate');
     const viaMcp = await mcpCallRaw(board, 'lead', tool, args);
     expect(viaMcp.status).toBe(200);
     expect(viaMcp.body.result.isError).toBe(true);

@@ -189,11 +189,11 @@ describe('MCP transport rules', () => {
 });
 
 describe('the MCP SDK client', () => {
-  it('lists the 17 tools exactly as shared/ defines them', async () => {
+  it('lists the 18 tools exactly as shared/ defines them', async () => {
     const client = await mcpClient(board, 'w1');
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name)).toEqual(TOOLS.map((t) => t.name));
-    expect(tools).toHaveLength(17);
+    expect(tools).toHaveLength(18);
     expect(JSON.parse(JSON.stringify(tools))).toEqual(JSON.parse(JSON.stringify(listedTools())));
     await client.close();
   });
@@ -238,7 +238,7 @@ describe('GET /status', () => {
     const answer = await raw({ path: '/status', headers: { host: `127.0.0.1:${board.port}` } });
     expect(answer.status).toBe(200);
     const body = JSON.parse(answer.body);
-    expect(Object.keys(body).sort()).toEqual(['active_agents', 'board', 'leases_expired_last_hour', 'ok', 'server_time', 'tasks_by_status', 'version']);
+    expect(Object.keys(body).sort()).toEqual(['active_agents', 'board', 'leases_expired_last_hour', 'ok', 'server_time', 'tasks_blocked', 'tasks_by_status', 'tasks_ready', 'version']);
     expect(body.ok).toBe(true);
     expect(body.board).toBe('Roundtable');
     expect(Object.keys(body.tasks_by_status)).toEqual(['open', 'claimed', 'submitted', 'done', 'cancelled']);

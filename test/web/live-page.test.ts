@@ -296,6 +296,32 @@ describe.skipIf(!HAVE_BROWSER)(`the live web page in headless Chromium${HAVE_BRO
     expect(errors).toEqual([]);
   });
 
+  it('shows priority, marks a blocked task with its blockers, and shows edits with the values they replaced, live', async () => {
+    const { page, errors } = await newPage();
+    await signIn(page, 'viewer');
+    const blocker = (await api(board, 'lead', 'create_task', { title: `Blocker ${Date.now()}`, priority: 'urgent' })).body.task.id as number;
+    const title = `Waits ${Date.now()}`;
+    const id = (await api(board, 'lead', 'create_task', { title, depends_on: [blocker], priority: 'high' })).body.task.id as number;
+    const waiting = card(page, 'open', title);
+    await waiting.waitFor();
+    expect(await waiting.locator('.chip.priority').textContent()).toBe('high');
+    expect(await waiting.locator('.chip.blocked').textContent()).toBe(`blocked by #${blocker}`);
+    expect(await waiting.getAttribute('data-blocked')).toBe('true');
+
+    await waiting.click();
+    await page.locator('#detail').waitFor({ state: 'visible' });
+    await expect.poll(() => page.locator('#detail-body .depends-on').textContent()).toContain(`#${blocker}`);
+    expect((await api(board, 'lead', 'update_task', { task_id: id, title: `${title} renamed`, priority: 'low' })).status).toBe(200);
+    await expect.poll(() => page.locator('#detail-body .edit').textContent()).toContain(`title was${title}`);
+    expect(await page.locator('#detail-body .edit').textContent()).toContain('priority washigh');
+    await expect.poll(() => card(page, 'open', `${title} renamed`).locator('.chip.priority').textContent()).toBe('low');
+
+    // Cancelling the blocker marks the dependent, live.
+    expect((await api(board, 'lead', 'cancel_task', { task_id: blocker })).status).toBe(200);
+    await expect.poll(() => card(page, 'open', `${title} renamed`).locator('.chip.stranded').textContent()).toBe(`cancelled blocker #${blocker}`);
+    expect(errors).toEqual([]);
+  });
+
   it('page reads are not tool calls: no audit row, no room cursor moved', async () => {
     const cookie = await sessionCookie('w2');
     for (let i = 0; i < 5; i++) expect((await fetchAs(cookie, '/view/state')).status).toBe(200);

@@ -291,6 +291,24 @@ describe('claiming and answering', () => {
     expect(worker.stderr()).not.toMatch(new RegExp(`claimed task (${needsSql}|${forW1})\\b`));
   });
 
+  it('chooses by priority, then oldest first, and skips a blocked task', async () => {
+    const b = await board();
+    const m = await model();
+    const low = await createTask(b, { title: 'low', priority: 'low' });
+    const normal = await createTask(b, { title: 'normal' });
+    const blocked = await createTask(b, { title: 'blocked', priority: 'urgent', depends_on: [low] });
+    const high = await createTask(b, { title: 'high', priority: 'high' });
+    const urgent = await createTask(b, { title: 'urgent', priority: 'urgent' });
+    const worker = startWorker(workerEnv(b, 'w1', m));
+    await worker.waitForLine(new RegExp(`submitted task ${low}\\b`));
+    // Parked: the blocked task waits on low, which is submitted but not approved.
+    await eventually('w1 to be waiting on the board', () => waitingNow(b, 'w1'));
+    expect(await worker.stop()).toBe(0);
+    const order = [...worker.stderr().matchAll(/claimed task (\d+)\b/g)].map((x) => Number(x[1]));
+    expect(order).toEqual([urgent, high, normal, low]);
+    expect((await getTask(b, blocked)).task).toMatchObject({ status: 'open', blocked_by: [low] });
+  });
+
   it('waits on the board instead of sleeping: an idle worker claims a new task at once, long before its poll interval', async () => {
     const b = await board();
     const m = await model();

@@ -8,6 +8,8 @@ export interface WaitAnswer {
   readonly claimable_tasks: number;
   readonly to_review: number;
   readonly reviews: ReadonlyArray<{ task_id: number; verdict: string; created_at: string }>;
+  /** Tasks the agent must fix because a blocker was cancelled (the leader's; a peer's own); absent from older boards. */
+  readonly stranded_tasks?: readonly number[];
 }
 
 export interface Pending {
@@ -16,6 +18,8 @@ export interface Pending {
   readonly unread: number;
   /** Task ids of reviews of the agent's work reported by this wait. */
   readonly reviewedIds: number[];
+  /** Tasks stranded by a cancelled blocker, for the agent to edit. */
+  readonly strandedIds: number[];
   /** One key per pending item: a wake runs CMD only for keys it has not run it for. */
   readonly keys: Set<string>;
 }
@@ -36,21 +40,24 @@ export async function collectPending(client: BoardClient, me: string, answer: Wa
   const toReviewIds = idsOf(submitted?.['tasks'], (t) => t['assignee'] !== me);
   const unread = messages ? answer.unread_messages : 0;
   const reviewedIds = watched.includes('reviews') ? answer.reviews.map((r) => r.task_id) : [];
+  const strandedIds = tasks ? [...(answer.stranded_tasks ?? [])] : [];
   const keys = new Set<string>();
   for (const id of claimableIds) keys.add(`claimable:${id}`);
   for (const id of toReviewIds) keys.add(`review:${id}`);
+  for (const id of strandedIds) keys.add(`stranded:${id}`);
   for (const r of watched.includes('reviews') ? answer.reviews : []) keys.add(`reviewed:${r.task_id}:${r.created_at}`);
   if (unread > 0) {
     // The newest message to the agent stands for the unread batch: a new message makes a new key.
     const newest = idsOf(log?.['messages'], (m) => m['from'] !== me)[0];
     keys.add(`messages:${newest ?? `count-${unread}`}`);
   }
-  return { claimableIds, toReviewIds, unread, reviewedIds, keys };
+  return { claimableIds, toReviewIds, unread, reviewedIds, strandedIds, keys };
 }
 
 /** How many items of a category are pending: a category with none is waited on, one with some is only re-checked. */
 export function pendingIn(category: WaitCategory, pending: Pending): number {
-  if (category === 'tasks') return pending.claimableIds.length + pending.toReviewIds.length;
+  // Stranded tasks keep the board's answer coming at once until they are fixed, so they count as pending here too.
+  if (category === 'tasks') return pending.claimableIds.length + pending.toReviewIds.length + pending.strandedIds.length;
   if (category === 'messages') return pending.unread;
   // Reviews are reported once, so none are ever left pending.
   return 0;
@@ -69,6 +76,8 @@ export function wakeEnv(pending: Pending, info: { agent: string; batch: number; 
     ROUNDTABLE_WAKE_REVIEWS: String(pending.reviewedIds.length),
     ROUNDTABLE_WAKE_REVIEWED_IDS: pending.reviewedIds.join(','),
     ROUNDTABLE_WAKE_NEW_TASK_IDS: info.newTaskIds.join(','),
+    ROUNDTABLE_WAKE_STRANDED: String(pending.strandedIds.length),
+    ROUNDTABLE_WAKE_STRANDED_IDS: pending.strandedIds.join(','),
   };
 }
 

@@ -3,6 +3,7 @@ import {
   LIMITS,
   type Message,
   type Task,
+  type TaskSummary,
   type ToolInput,
   type ToolOutput,
   type cancelTask,
@@ -15,13 +16,16 @@ import {
   type releaseTask,
   type reviewTask,
   type submitResult,
+  type updateTask,
   type whoami,
 } from 'roundtable-shared';
 import type { Agent } from '../agents.js';
 import { Conflict, NotFound } from '../errors.js';
 import type { TaskChange } from '../store/store.js';
 import { callerOf, warning, writeExtras, type BoardDeps, type CallContext } from './context.js';
-import { decodeCursor, encodeCursor } from './cursor.js';
+import { decodePosition, encodeCursor } from './cursor.js';
+import { checkDependencies } from './dependencies.js';
+import { decideEdit, requireEditor, requireSomeField, type EditRequest } from './editing.js';
 import { fenced } from './fencing.js';
 import {
   checkAssignee,
@@ -61,6 +65,7 @@ export class Board {
     const caller = callerOf(this.deps, agent);
     requireCreator(caller);
     if (input.assignee !== undefined) checkAssignee(this.deps.agents().find(input.assignee), input.assignee, caller.mode);
+    const dependsOn = [...new Set(input.depends_on ?? [])];
     const task = await this.deps.store.createTask(
       {
         title: input.title,
@@ -68,8 +73,11 @@ export class Board {
         requiredSkills: [...new Set(input.required_skills ?? [])],
         assignee: input.assignee ?? null,
         createdBy: agent.name,
+        priority: input.priority ?? 'normal',
+        dependsOn,
       },
       writeExtras(ctx, taskOutput),
+      (facts) => checkDependencies(null, dependsOn, facts),
     );
     this.published(task, { actor: agent.name, action: 'created' });
     return taskOutput(task);
@@ -78,16 +86,23 @@ export class Board {
   async listTasks(agent: Agent, input: ToolInput<typeof listTasks>): Promise<ToolOutput<typeof listTasks>> {
     const limit = input.limit ?? LIMITS.listDefault;
     const claims = input.claimable_by_me === true;
+    const ready = input.ready === true;
+    // The ready set and what one may claim are served most urgent first; other listings keep id order unless asked.
+    const order = input.order ?? (ready || claims ? 'priority' : 'id');
+    const position = input.cursor === undefined ? { afterId: 0, afterRank: -1 } : decodePosition(input.cursor, order);
     const page = await this.deps.store.listTasks({
       ...(input.status !== undefined && { status: input.status }),
       ...(input.assignee !== undefined && { assignee: input.assignee }),
       ...(claims && { claimableBy: { name: agent.name, skills: agent.skills } }),
-      afterId: input.cursor === undefined ? 0 : decodeCursor(input.cursor),
+      ...(ready && { ready }),
+      order,
+      afterId: position.afterId,
+      ...(position.afterRank !== undefined && { afterRank: position.afterRank }),
       limit,
     });
     // Only claimers claim; anyone else asking for claimable tasks gets none rather than a misleading list.
     const tasks = claims && !mayClaim(callerOf(this.deps, agent)) ? [] : page.tasks;
-    const nextCursor = tasks.length && page.lastId !== null ? encodeCursor(page.lastId) : null;
+    const nextCursor = tasks.length && page.lastId !== null ? encodeCursor(page.lastId, order === 'priority' ? (page.lastRank ?? 0) : null) : null;
     return { tasks, next_cursor: nextCursor, ...warning };
   }
 
@@ -156,6 +171,7 @@ export class Board {
       writeExtras(ctx, taskOutput),
     );
     this.published(task, change!);
+    if (task.status === 'done') await this.publishDependents(task.id, 'unblocked');
     return taskOutput(task);
   }
 
@@ -165,7 +181,45 @@ export class Board {
     let change: TaskChange | undefined;
     const task = await this.deps.store.cancelTask(input.task_id, (t) => (change = decideCancel(t, caller, input.reason ?? null)), writeExtras(ctx, taskOutput));
     this.published(task, change!);
+    await this.publishDependents(task.id, 'blocker_cancelled');
     return taskOutput(task);
+  }
+
+  async updateTask(agent: Agent, input: ToolInput<typeof updateTask>, ctx: CallContext = {}): Promise<ToolOutput<typeof updateTask>> {
+    const caller = callerOf(this.deps, agent);
+    requireEditor(caller);
+    const request: EditRequest = {
+      title: input.title,
+      description: input.description,
+      requiredSkills: input.required_skills && [...new Set(input.required_skills)],
+      priority: input.priority,
+      assignee: input.assignee,
+      dependsOn: input.depends_on && [...new Set(input.depends_on)],
+    };
+    requireSomeField(request);
+    if (typeof input.assignee === 'string') checkAssignee(this.deps.agents().find(input.assignee), input.assignee, caller.mode);
+    let edited = false;
+    const task = await this.deps.store.updateTask(
+      input.task_id,
+      request.dependsOn,
+      (t, facts) => {
+        const edit = decideEdit(t, caller, request, facts);
+        edited = edit !== null;
+        return edit;
+      },
+      writeExtras(ctx, taskOutput),
+    );
+    // An edit may make the task ready, or claimable by someone new: the event wakes whoever it concerns.
+    if (edited) this.published(task, { actor: agent.name, action: 'edited' });
+    return taskOutput(task);
+  }
+
+  /** After a blocker reached a final state: tells waiters and live views about each unfinished dependent. */
+  private async publishDependents(taskId: number, action: 'unblocked' | 'blocker_cancelled'): Promise<void> {
+    for (const dependent of await this.deps.store.dependentsOf(taskId)) {
+      if (action === 'unblocked' && dependent.blocked_by.length > 0) continue;
+      this.published(dependent, { actor: 'roundtable', action });
+    }
   }
 
   /** Returns every task an agent may no longer hold to the open pool, noting why; returns their ids. */
@@ -189,12 +243,19 @@ export class Board {
   }
 
   /** Tells waiters and live views what changed (ids and states only). */
-  private published(task: Task, change: Pick<TaskChange, 'actor' | 'action'> & { review?: TaskChange['review'] }): void {
+  private published(task: TaskSummary, change: Pick<TaskChange, 'actor' | 'action'> & { review?: TaskChange['review'] }): void {
     this.deps.events.publish({
       type: 'task',
       action: change.action,
       actor: change.actor,
-      task: { id: task.id, status: task.status, assignee: task.assignee, required_skills: task.required_skills },
+      task: {
+        id: task.id,
+        status: task.status,
+        assignee: task.assignee,
+        required_skills: task.required_skills,
+        blocked: task.blocked_by.length > 0,
+        created_by: task.created_by,
+      },
       ...(change.review && { submitter: change.review.submitter }),
     });
   }

@@ -59,6 +59,7 @@ export class ToolDispatcher {
       submit_result: b.submitResult.bind(b),
       review_task: b.reviewTask.bind(b),
       cancel_task: b.cancelTask.bind(b),
+      update_task: b.updateTask.bind(b),
     };
   }
 
@@ -156,10 +157,20 @@ function parseInput(tool: ToolDefinition, args: unknown): z.infer<ToolDefinition
       return `unknown argument${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}: ${tool.name} takes only ${Object.keys(tool.input.shape).join(', ') || 'no arguments'}; your identity comes from your token`;
     }
     const field = issue.path.map(String).join('.');
-    if (issue.code === 'invalid_type' && issue.input === undefined) return `${field}: required`;
+    // zod does not report the input on an issue, so whether the argument was given is read from the arguments.
+    if (issue.code === 'invalid_type' && valueAt(args, issue.path) === undefined) return `${field}: required`;
     return issue.message.startsWith(field.split('.')[0] ?? '') || issue.message.startsWith('each ') ? issue.message : `${field || 'arguments'}: ${issue.message}`;
   });
   throw new InvalidInput(`invalid arguments for ${tool.name}: ${problems.join('; ')}. Nothing was changed`);
+}
+
+function valueAt(value: unknown, path: readonly PropertyKey[]): unknown {
+  let at = value;
+  for (const key of path) {
+    if (!at || typeof at !== 'object' || !Object.hasOwn(at, key)) return undefined;
+    at = (at as Record<PropertyKey, unknown>)[key];
+  }
+  return at;
 }
 
 function taskIdOf(value: unknown): number | undefined {

@@ -105,7 +105,7 @@ export class Leases {
       type: 'task',
       action: 'lease_expired',
       actor: 'roundtable',
-      task: { id: task.id, status: task.status, assignee: task.assignee, required_skills: task.required_skills },
+      task: { id: task.id, status: task.status, assignee: task.assignee, required_skills: task.required_skills, blocked: task.blocked_by.length > 0 },
     });
   }
 

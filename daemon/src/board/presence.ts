@@ -5,6 +5,7 @@ import { Unauthorized } from '../errors.js';
 import type { BoardEvent } from '../events.js';
 import type { PendingCounts, PendingQuery } from '../store/store.js';
 import { callerOf, warning, type BoardDeps, type CallContext } from './context.js';
+import { strandedScope } from './editing.js';
 import { mayClaim, missingSkills, reviewScope } from './rules.js';
 import { ActivityWaiters, type Concern } from './waiters.js';
 
@@ -77,19 +78,22 @@ export class Presence {
     const reviews = about.has('reviews') ? pending.reviews : [];
     const lastReview = reviews.at(-1);
     if (lastReview) await this.deps.store.markReviewsSeen(agent.name, lastReview.id);
+    // Stranded tasks need the caller's hand (only it may edit them), so they get a reason of their own.
+    const stranded = about.has('tasks') ? [...(pending.strandedTasks ?? [])] : [];
     return {
-      reason: hasPending(pending, about) ? reason : 'timeout',
+      reason: !hasPending(pending, about) ? 'timeout' : stranded.length > 0 ? 'blocker_cancelled' : reason,
       unread_messages: pending.unreadMessages,
       claimable_tasks: pending.claimableTasks,
       to_review: pending.toReview,
       reviews: reviews.map((r) => ({ task_id: r.task_id, verdict: r.verdict, reviewer: r.reviewer, created_at: r.created_at })),
       waited_ms: Date.now() - started,
+      stranded_tasks: stranded,
     };
   }
 
   private pendingQuery(agent: Agent): PendingQuery {
     const caller = callerOf(this.deps, agent);
-    return { agent: agent.name, skills: agent.skills, claims: mayClaim(caller), reviews: reviewScope(caller) };
+    return { agent: agent.name, skills: agent.skills, claims: mayClaim(caller), reviews: reviewScope(caller), stranded: strandedScope(caller) };
   }
 
   /** The agents a board event may have given something to do, and in which category. */
@@ -106,6 +110,11 @@ export class Presence {
       }
       case 'task': {
         const { task } = event;
+        if (event.action === 'blocker_cancelled') {
+          // Whoever may edit the stranded task: the leader, or in peer mode its creator.
+          return agents.filter((a) => strandedScope({ agent: a, mode }) === 'all' || a.name === task.created_by).map((a) => about('tasks')(a.name));
+        }
+        if (task.status === 'open' && task.blocked === true) return submitter;
         if (task.status === 'open') {
           const claimers = agents.filter((a) => mayClaim({ agent: a, mode }));
           return claimers
@@ -130,7 +139,7 @@ export class Presence {
 function hasPending(p: PendingCounts, about: ReadonlySet<WaitCategory>): boolean {
   return (
     (about.has('messages') && p.unreadMessages > 0) ||
-    (about.has('tasks') && (p.claimableTasks > 0 || p.toReview > 0)) ||
+    (about.has('tasks') && (p.claimableTasks > 0 || p.toReview > 0 || (p.strandedTasks?.length ?? 0) > 0)) ||
     (about.has('reviews') && p.reviews.length > 0)
   );
 }

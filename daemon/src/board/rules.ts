@@ -82,6 +82,10 @@ export function decideClaim(task: Task, caller: Caller, lease: { readonly now: n
     const holder = task.assignee === agent.name ? 'you already hold it' : `it is ${task.status}${task.assignee ? ` by ${task.assignee}` : ''}`;
     throw new Conflict(`task ${task.id} cannot be claimed: ${holder}. list_tasks with claimable_by_me shows what you can claim`);
   }
+  if (task.blocked_by.length > 0) {
+    const ids = task.blocked_by.map((id) => `task ${id}`).join(', ');
+    throw new Conflict(`task ${task.id} cannot be claimed yet: it waits on ${ids}, not done yet. list_tasks with claimable_by_me shows what you can claim`);
+  }
   if (task.assignee !== null && task.assignee !== agent.name) {
     throw new Forbidden(`task ${task.id} is reserved for ${task.assignee}; only that member may claim it`);
   }

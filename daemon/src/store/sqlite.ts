@@ -4,13 +4,16 @@ import Database from 'better-sqlite3';
 import { TASK_STATUSES, type Activity, type Message, type Review, type Task, type TaskStatus, type TaskSummary } from 'roundtable-shared';
 import { NotFound } from '../errors.js';
 import { migrate } from './migrate.js';
+import { priorityRank, SqliteDependencies } from './sqlite-dependencies.js';
 import {
   IdempotencyKeyTaken,
   type AuditRow,
   type BoardStore,
+  type CheckDependencies,
   type CheckTask,
   type ClaimRecord,
   type DecideChange,
+  type DecideEdit,
   type ExpiredLease,
   type Holding,
   type InstanceLease,
@@ -44,17 +47,14 @@ interface TaskRow {
   lease_expires_at: string | null;
   created_at: string;
   updated_at: string;
+  priority: number;
+  blocker_count: number;
+  cancelled_blocker_count: number;
 }
 
-const SUMMARY_COLUMNS = 'id, title, required_skills, status, assignee, created_by, claim_id, lease_expires_at, created_at, updated_at';
+const SUMMARY_COLUMNS = 'id, title, required_skills, status, assignee, created_by, claim_id, lease_expires_at, created_at, updated_at, priority';
 
-function toTask(row: TaskRow): Task {
-  return { ...row, required_skills: JSON.parse(row.required_skills) as string[] };
-}
-
-function toSummary(row: Omit<TaskRow, 'description' | 'result'>): TaskSummary {
-  return { ...row, required_skills: JSON.parse(row.required_skills) as string[] };
-}
+type SummaryRow = Omit<TaskRow, 'description' | 'result' | 'blocker_count' | 'cancelled_blocker_count'>;
 
 const now = () => new Date().toISOString();
 
@@ -93,6 +93,7 @@ export class SqliteStore implements BoardStore {
   readonly db: Database.Database;
   private readonly stmt;
   private readonly listStatements = new Map<string, Database.Statement>();
+  private readonly graph: SqliteDependencies;
 
   constructor(options: SqliteStoreOptions) {
     createPrivately(options.path);
@@ -106,12 +107,22 @@ export class SqliteStore implements BoardStore {
     this.db.pragma('journal_size_limit = 67108864');
     migrate(this.db);
     const db = this.db;
+    this.graph = new SqliteDependencies(db);
     this.stmt = {
       insertTask: db.prepare(
-        `INSERT INTO tasks (title, description, required_skills, status, assignee, created_by, created_at, updated_at)
-         VALUES (@title, @description, @required_skills, 'open', @assignee, @created_by, @at, @at)`,
+        `INSERT INTO tasks (title, description, required_skills, status, assignee, created_by, created_at, updated_at, priority)
+         VALUES (@title, @description, @required_skills, 'open', @assignee, @created_by, @at, @at, @priority)`,
       ),
       insertSkill: db.prepare('INSERT OR IGNORE INTO task_skills (task_id, skill) VALUES (?, ?)'),
+      deleteSkills: db.prepare('DELETE FROM task_skills WHERE task_id = ?'),
+      editTask: db.prepare(
+        `UPDATE tasks SET title = @title, description = @description, required_skills = @required_skills, priority = @priority,
+           assignee = @assignee, updated_at = @at WHERE id = @id`,
+      ),
+      insertEdited: db.prepare(
+        `INSERT INTO activity (task_id, agent, action, from_status, to_status, assignee, note, claim_id, edit, created_at)
+         VALUES (@task_id, @agent, 'edited', @status, @status, @assignee, NULL, @claim_id, @edit, @at)`,
+      ),
       getTask: db.prepare('SELECT * FROM tasks WHERE id = ?'),
       updateTask: db.prepare(
         `UPDATE tasks SET status = @status, assignee = @assignee, result = @result, claim_id = @claim_id, lease_expires_at = @lease_expires_at,
@@ -196,7 +207,7 @@ export class SqliteStore implements BoardStore {
       roomMessage: db.prepare('SELECT id, author, recipients, text, created_at FROM room_messages WHERE id = ?'),
       receiptsOf: db.prepare('SELECT agent, read_at FROM room_receipts WHERE message_id = ? ORDER BY agent'),
       countClaimable: db.prepare(
-        `SELECT COUNT(*) FROM tasks WHERE status = 'open' AND (assignee IS NULL OR assignee = @agent)
+        `SELECT COUNT(*) FROM tasks WHERE status = 'open' AND blocker_count = 0 AND (assignee IS NULL OR assignee = @agent)
            AND NOT EXISTS (SELECT 1 FROM task_skills s WHERE s.task_id = tasks.id AND s.skill NOT IN (SELECT value FROM json_each(@skills)))`,
       ).pluck(),
       countSubmitted: db.prepare("SELECT COUNT(*) FROM tasks WHERE status = 'submitted'").pluck(),
@@ -208,9 +219,11 @@ export class SqliteStore implements BoardStore {
     };
   }
 
-  async createTask(task: NewTask, extras?: WriteExtras<Task>): Promise<Task> {
+  async createTask(task: NewTask, extras?: WriteExtras<Task>, check?: CheckDependencies): Promise<Task> {
     return this.db
       .transaction(() => {
+        const dependsOn = task.dependsOn ?? [];
+        if (check) check(this.graph.facts(dependsOn, false));
         const at = now();
         const { lastInsertRowid } = this.stmt.insertTask.run({
           title: task.title,
@@ -218,10 +231,12 @@ export class SqliteStore implements BoardStore {
           required_skills: JSON.stringify(task.requiredSkills),
           assignee: task.assignee,
           created_by: task.createdBy,
+          priority: priorityRank(task.priority ?? 'normal'),
           at,
         });
         const id = Number(lastInsertRowid);
         for (const skill of task.requiredSkills) this.stmt.insertSkill.run(id, skill);
+        if (dependsOn.length > 0) this.graph.replace(id, dependsOn);
         this.stmt.insertActivity.run({
           task_id: id,
           agent: task.createdBy,
@@ -233,7 +248,7 @@ export class SqliteStore implements BoardStore {
           claim_id: null,
           at,
         });
-        return this.recordExtras(extras, toTask(this.stmt.getTask.get(id) as TaskRow), id);
+        return this.recordExtras(extras, this.loadTask(id), id);
       })
       .immediate();
   }
@@ -244,10 +259,14 @@ export class SqliteStore implements BoardStore {
       const row = this.stmt.getTask.get(id) as TaskRow | undefined;
       if (!row) return undefined;
       return {
-        task: toTask(row),
+        task: this.toTask(row),
         messages: this.stmt.messagesOf.all(id) as Message[],
         reviews: this.stmt.reviewsOf.all(id) as Review[],
-        history: this.stmt.historyOf.all(id) as Activity[],
+        history: (this.stmt.historyOf.all(id) as Array<Omit<Activity, 'edit'> & { edit: string | null }>).map((a) => ({
+          ...a,
+          edit: a.edit === null ? null : (JSON.parse(a.edit) as Activity['edit']),
+        })),
+        dependents: this.graph.dependents(id),
       };
     })();
   }
@@ -256,37 +275,46 @@ export class SqliteStore implements BoardStore {
     const statement = this.listStatement(query);
     const rows = statement.all({
       after: query.afterId,
+      after_rank: query.afterRank ?? -1,
       status: query.status,
       assignee: query.assignee,
       claimant: query.claimableBy?.name,
       skills: query.claimableBy ? JSON.stringify(query.claimableBy.skills) : undefined,
       limit: query.limit + 1,
-    } as Record<string, unknown>) as Omit<TaskRow, 'description' | 'result'>[];
+    } as Record<string, unknown>) as SummaryRow[];
     const more = rows.length > query.limit;
     const page = more ? rows.slice(0, query.limit) : rows;
-    return { tasks: page.map(toSummary), lastId: more ? page[page.length - 1]!.id : null };
+    const last = more ? page[page.length - 1]! : undefined;
+    return { tasks: this.toSummaries(page), lastId: last ? last.id : null, lastRank: last ? last.priority : null };
   }
 
   async latestTasks(status: TaskStatus, limit: number): Promise<TaskSummary[]> {
-    return (this.stmt.latestTasks.all(status, limit) as Omit<TaskRow, 'description' | 'result'>[]).map(toSummary);
+    return this.toSummaries(this.stmt.latestTasks.all(status, limit) as SummaryRow[]);
   }
 
   /** One prepared statement per filter combination, so SQLite can use the matching index. */
   private listStatement(query: TaskQuery): Database.Statement {
-    const key = `${query.status ? 's' : ''}${query.assignee ? 'a' : ''}${query.claimableBy ? 'c' : ''}`;
+    const byPriority = query.order === 'priority';
+    const key = `${query.status ? 's' : ''}${query.assignee ? 'a' : ''}${query.claimableBy ? 'c' : ''}${query.ready ? 'r' : ''}${byPriority ? 'p' : ''}`;
     let statement = this.listStatements.get(key);
     if (!statement) {
-      const where = ['id > @after'];
+      // In priority order the cursor is the (priority, id) pair, a range of the (priority, id) indexes.
+      const where = [byPriority ? '(priority, id) > (@after_rank, @after)' : 'id > @after'];
       if (query.status) where.push('status = @status');
       if (query.assignee) where.push('assignee = @assignee');
       if (query.claimableBy) {
         where.push(
           "status = 'open'",
+          'blocker_count = 0',
           '(assignee IS NULL OR assignee = @claimant)',
           'NOT EXISTS (SELECT 1 FROM task_skills s WHERE s.task_id = tasks.id AND s.skill NOT IN (SELECT value FROM json_each(@skills)))',
         );
       }
-      statement = this.db.prepare(`SELECT ${SUMMARY_COLUMNS} FROM tasks WHERE ${where.join(' AND ')} ORDER BY id LIMIT @limit`);
+      if (query.ready && !query.claimableBy) where.push("status = 'open'", 'blocker_count = 0');
+      // The ready set in priority order is exactly the partial index tasks_ready: walking it never meets a blocked task,
+      // however many there are. Named, because without ANALYZE the planner may pick (status, priority, id) instead.
+      const from = byPriority && (query.ready || query.claimableBy) ? 'tasks INDEXED BY tasks_ready' : 'tasks';
+      statement = this.db.prepare(`SELECT ${SUMMARY_COLUMNS} FROM ${from} WHERE ${where.join(' AND ')} ORDER BY ${byPriority ? 'priority, id' : 'id'} LIMIT @limit`);
       this.listStatements.set(key, statement);
     }
     return statement;
@@ -340,7 +368,9 @@ export class SqliteStore implements BoardStore {
           claim_id: change.lease ? claimId : before.claim_id,
           at,
         });
-        return this.recordExtras(extras, toTask(this.stmt.getTask.get(id) as TaskRow), id);
+        // Reaching done unblocks dependents; cancelled strands them. Either way they are recounted now.
+        if ((change.status === 'done' || change.status === 'cancelled') && before.status !== change.status) this.graph.settle(id, change.status, at);
+        return this.recordExtras(extras, this.loadTask(id), id);
       })
       .immediate();
   }
@@ -472,6 +502,7 @@ export class SqliteStore implements BoardStore {
       return {
         unreadMessages: this.stmt.countUnread.get({ after, agent: query.agent }) as number,
         claimableTasks: query.claims ? (this.stmt.countClaimable.get({ agent: query.agent, skills: JSON.stringify(query.skills) }) as number) : 0,
+        strandedTasks: this.graph.stranded(query.stranded ?? 'none', query.agent),
         toReview:
           query.reviews === 'all' ? (this.stmt.countSubmitted.get() as number) : query.reviews === 'others' ? (this.stmt.countSubmittedByOthers.get(query.agent) as number) : 0,
         reviews: this.stmt.reviewsFor.all(query.agent, reviewAfter) as ReviewNotice[],
@@ -514,7 +545,7 @@ export class SqliteStore implements BoardStore {
             claim_id: due.claim_id,
             at,
           });
-          const task = toTask(this.stmt.getTask.get(due.id) as TaskRow);
+          const task = this.loadTask(due.id);
           expired.push({ task, holder: due.assignee, claimId: due.claim_id, expiredAt: due.lease_expires_at });
         }
         return expired;
@@ -559,9 +590,71 @@ export class SqliteStore implements BoardStore {
     if (this.db.open) this.db.close();
   }
 
+  async updateTask(id: number, dependsOn: readonly number[] | undefined, decide: DecideEdit, extras?: WriteExtras<Task>): Promise<Task> {
+    return this.db
+      .transaction(() => {
+        const before = this.requireTask(id);
+        const edit = decide(before, this.graph.facts(dependsOn ?? [], dependsOn !== undefined));
+        if (edit) {
+          const at = now();
+          const { set } = edit;
+          const skills = set.requiredSkills ?? before.required_skills;
+          this.stmt.editTask.run({
+            id,
+            title: set.title ?? before.title,
+            description: set.description ?? before.description,
+            required_skills: JSON.stringify(skills),
+            priority: priorityRank(set.priority ?? before.priority),
+            assignee: set.assignee === undefined ? before.assignee : set.assignee,
+            at,
+          });
+          if (set.requiredSkills) {
+            this.stmt.deleteSkills.run(id);
+            for (const skill of set.requiredSkills) this.stmt.insertSkill.run(id, skill);
+          }
+          if (set.dependsOn) this.graph.replace(id, set.dependsOn);
+          this.stmt.insertEdited.run({
+            task_id: id,
+            agent: edit.actor,
+            status: before.status,
+            assignee: set.assignee === undefined ? before.assignee : set.assignee,
+            claim_id: before.claim_id,
+            edit: JSON.stringify({ fields: edit.fields, old: edit.old }),
+            at,
+          });
+        }
+        return this.recordExtras(extras, this.loadTask(id), id);
+      })
+      .immediate();
+  }
+
+  async dependentsOf(id: number): Promise<TaskSummary[]> {
+    return this.db.transaction(() => {
+      const ids = this.graph.unfinishedDependentIds(id);
+      return ids.map((dependent) => this.loadTask(dependent)).map(({ description: _d, result: _r, ...summary }) => summary);
+    })();
+  }
+
+  async countReady(): Promise<number> {
+    return this.graph.countReady();
+  }
+
+  private toTask(row: TaskRow): Task {
+    const [task] = this.graph.attach([row]);
+    return { ...task!, required_skills: JSON.parse(row.required_skills) as string[] };
+  }
+
+  private toSummaries(rows: readonly SummaryRow[]): TaskSummary[] {
+    return this.graph.attach(rows).map((row) => ({ ...row, required_skills: JSON.parse(row.required_skills) as string[] }));
+  }
+
+  private loadTask(id: number): Task {
+    return this.toTask(this.stmt.getTask.get(id) as TaskRow);
+  }
+
   private requireTask(id: number): Task {
     const row = this.stmt.getTask.get(id) as TaskRow | undefined;
     if (!row) throw new NotFound(`task ${id} does not exist; list_tasks shows the tasks there are`);
-    return toTask(row);
+    return this.toTask(row);
   }
 }

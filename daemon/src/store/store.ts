@@ -1,6 +1,6 @@
 // The board's storage interface: async, one method per board operation, each one whole transaction.
 // Rules are passed in as pure decisions, so a PostgreSQL store can run the same ones inside BEGIN ... COMMIT.
-import type { Activity, Message, MessageKind, Review, Task, TaskStatus, TaskSummary, Verdict } from 'roundtable-shared';
+import type { Activity, Message, MessageKind, Priority, Review, Task, TaskStatus, TaskSummary, Verdict } from 'roundtable-shared';
 
 /** What a decision asks the store to write when it accepts a task transition. */
 export interface TaskChange {
@@ -29,7 +29,47 @@ export interface NewTask {
   readonly requiredSkills: readonly string[];
   readonly assignee: string | null;
   readonly createdBy: string;
+  /** Default normal. */
+  readonly priority?: Priority;
+  /** Distinct ids of the tasks it waits for. */
+  readonly dependsOn?: readonly number[];
 }
+
+/** One dependency edge: `task_id` waits for `depends_on`. */
+export interface DependencyEdge {
+  readonly task_id: number;
+  readonly depends_on: number;
+}
+
+/** What the store knows of proposed dependencies, read inside the write's transaction, for a pure rule to judge. */
+export interface DependencyFacts {
+  /** The stored status of each proposed id that exists. */
+  readonly statuses: ReadonlyMap<number, TaskStatus>;
+  /** Every edge reachable from the proposed ids by following depends_on (empty at creation: nothing waits on a new task). */
+  readonly edges: readonly DependencyEdge[];
+}
+
+/** A pure rule over proposed dependencies: accepts, or throws a BoardError naming the ids. */
+export type CheckDependencies = (facts: DependencyFacts) => void;
+
+/** What an accepted edit writes: the new values of the changed fields, and the old ones for the history row. */
+export interface TaskEdit {
+  readonly actor: string;
+  readonly set: {
+    readonly title?: string;
+    readonly description?: string;
+    readonly requiredSkills?: readonly string[];
+    readonly priority?: Priority;
+    readonly assignee?: string | null;
+    readonly dependsOn?: readonly number[];
+  };
+  /** The tool's names of the changed fields, in a fixed order. */
+  readonly fields: readonly string[];
+  readonly old: Readonly<Record<string, unknown>>;
+}
+
+/** A pure rule for an edit: the task as stored and the facts of its proposed dependencies; null when nothing changes. */
+export type DecideEdit = (task: Task, facts: DependencyFacts) => TaskEdit | null;
 
 export interface NewMessage {
   readonly author: string;
@@ -44,12 +84,20 @@ export interface TaskQuery {
   readonly claimableBy?: { readonly name: string; readonly skills: readonly string[] };
   readonly afterId: number;
   readonly limit: number;
+  /** Only open tasks nothing blocks. */
+  readonly ready?: boolean;
+  /** priority: by priority (urgent first), then id; the cursor then continues after (afterRank, afterId). Default id. */
+  readonly order?: 'id' | 'priority';
+  /** With order priority: the priority rank (0 urgent ... 3 low) of the task to continue after. */
+  readonly afterRank?: number;
 }
 
 export interface TaskPage {
   readonly tasks: TaskSummary[];
   /** The id to continue after, or null on the last page. */
   readonly lastId: number | null;
+  /** The priority rank of that task (for a cursor in priority order), or null on the last page. */
+  readonly lastRank?: number | null;
 }
 
 export interface TaskDetail {
@@ -57,6 +105,8 @@ export interface TaskDetail {
   readonly messages: Message[];
   readonly reviews: Review[];
   readonly history: Activity[];
+  /** The tasks whose depends_on names this one. */
+  readonly dependents: number[];
 }
 
 export interface AuditRow {
@@ -144,6 +194,8 @@ export interface PendingCounts {
   readonly claimableTasks: number;
   readonly toReview: number;
   readonly reviews: readonly ReviewNotice[];
+  /** Unfinished tasks for the agent to fix that wait on a cancelled task, by id. */
+  readonly strandedTasks?: readonly number[];
 }
 
 export interface PendingQuery {
@@ -153,6 +205,8 @@ export interface PendingQuery {
   readonly claims: boolean;
   /** Whether the agent reviews: the leader (every submission), or a peer (submissions by others). */
   readonly reviews: 'all' | 'others' | 'none';
+  /** Which stranded tasks (waiting on a cancelled task) the agent must fix: the leader all, a peer those it created. */
+  readonly stranded?: 'all' | 'created' | 'none';
 }
 
 /** A claim that lapsed and was reopened by the sweep. */
@@ -188,7 +242,8 @@ export interface Holding {
 }
 
 export interface BoardStore {
-  createTask(task: NewTask, extras?: WriteExtras<Task>): Promise<Task>;
+  /** With dependencies, `check` judges them as stored now, inside the same transaction. */
+  createTask(task: NewTask, extras?: WriteExtras<Task>, check?: CheckDependencies): Promise<Task>;
   getTask(id: number): Promise<TaskDetail | undefined>;
   listTasks(query: TaskQuery): Promise<TaskPage>;
   /** The newest tasks in one state, newest (highest id) first. */
@@ -240,5 +295,14 @@ export interface BoardStore {
   countExpiredLeasesSince(since: string): Promise<number>;
   /** Ends the lease if this instance holds it. */
   releaseInstance(agent: string, instanceId: string): Promise<void>;
+  /**
+   * Edits a task: reads it and the facts of `dependsOn` (when the edit replaces the list), lets `decide` judge, and
+   * writes the fields, the edges and one `edited` history row, in one transaction. Nothing is written if it returns null.
+   */
+  updateTask(id: number, dependsOn: readonly number[] | undefined, decide: DecideEdit, extras?: WriteExtras<Task>): Promise<Task>;
+  /** The unfinished tasks whose depends_on names this one. */
+  dependentsOf(id: number): Promise<TaskSummary[]>;
+  /** How many open tasks nothing blocks. */
+  countReady(): Promise<number>;
   close(): Promise<void>;
 }

@@ -10,6 +10,7 @@ import {
   releaseTask,
   reviewTask,
   submitResult,
+  updateTask,
 } from './tasks.js';
 import { deliveryStatus, post, readLog, readUnread } from './room.js';
 import { members, waitForActivity } from './presence.js';
@@ -18,6 +19,7 @@ import type { ToolDefinition } from './define.js';
 export * from './define.js';
 export { whoami, listAgents, createTask, listTasks, getTask, claimTask, releaseTask, postMessage, submitResult, reviewTask, cancelTask };
 export { post, readUnread, readLog, deliveryStatus, members, waitForActivity };
+export { updateTask };
 export { roomMessageSchema, type RoomMessage } from './room.js';
 export { WAIT_CATEGORIES, type WaitCategory } from './presence.js';
 
@@ -39,6 +41,7 @@ export const TOOLS = [
   deliveryStatus,
   members,
   waitForActivity,
+  updateTask,
 ] as const satisfies readonly ToolDefinition[];
 
 export type ToolName = (typeof TOOLS)[number]['name'];

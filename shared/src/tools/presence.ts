@@ -41,7 +41,7 @@ export type WaitCategory = (typeof WAIT_CATEGORIES)[number];
 export const waitForActivity = defineTool({
   name: 'wait_for_activity',
   title: 'Wait for activity',
-  description: `Returns at once if something is pending for you (unread room messages to you, a task you may claim, a submission for you to review, a review of your work), otherwise waits until something happens that concerns you or timeout_s passes (default ${LIMITS.waitDefaultS}, at most ${LIMITS.waitMaxS}). Says what happened. With "for" it waits only for those categories: "messages" (unread room messages), "tasks" (tasks you may claim and submissions you may review), "reviews" (reviews of your work); the rest neither ends nor wakes the wait. Use it instead of polling list_tasks in a loop.`,
+  description: `Returns at once if something is pending for you (unread room messages to you, a task you may claim, a submission for you to review, a review of your work, a task of yours stuck behind a cancelled task), otherwise waits until something happens that concerns you or timeout_s passes (default ${LIMITS.waitDefaultS}, at most ${LIMITS.waitMaxS}). Says what happened. With "for" it waits only for those categories: "messages" (unread room messages), "tasks" (tasks you may claim, submissions you may review, and tasks stranded by a cancelled blocker), "reviews" (reviews of your work); the rest neither ends nor wakes the wait. Use it instead of polling list_tasks in a loop.`,
   input: z.strictObject({
     timeout_s: z
       .number({ error: 'timeout_s must be a number of seconds' })
@@ -58,7 +58,11 @@ export const waitForActivity = defineTool({
       .describe('what to wait for; absent: everything'),
   }),
   output: z.object({
-    reason: z.enum(['pending', 'activity', 'timeout']).describe('pending: something was already waiting; activity: something happened while waiting; timeout: nothing did'),
+    reason: z
+      .enum(['pending', 'activity', 'timeout', 'blocker_cancelled'])
+      .describe(
+        'pending: something was already waiting; activity: something happened while waiting; timeout: nothing did; blocker_cancelled: tasks you must fix are stuck behind a cancelled task (stranded_tasks)',
+      ),
     unread_messages: z.number().int(),
     claimable_tasks: z.number().int(),
     to_review: z.number().int().describe('submitted tasks you may review'),
@@ -66,6 +70,9 @@ export const waitForActivity = defineTool({
       .array(z.object({ task_id: z.number().int(), verdict: z.enum(['approve', 'reject']), reviewer: z.string(), created_at: isoTime }))
       .describe('reviews of your work since your last wait; empty when "for" leaves out reviews (they are kept for a later wait)'),
     waited_ms: z.number().int(),
+    stranded_tasks: z
+      .array(z.number().int())
+      .describe('Tasks you may edit (the leader; in peer mode: their creator) that wait on a cancelled task: edit their depends_on with update_task, or cancel them'),
   }),
   mutates: false,
 });

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { LIMITS } from '../limits.js';
 import { MESSAGE_KINDS, VERDICTS } from '../states.js';
-import { agentName, boundedText, claimId, optionalText, skill, taskId, wellFormedText } from '../fields.js';
+import { agentName, boundedText, claimId, dependsOn, optionalText, priority, skill, taskId, wellFormedText } from '../fields.js';
 import {
   activitySchema,
   messageSchema,
@@ -18,18 +18,21 @@ const UNTRUSTED = 'Titles, descriptions, messages, results and notes are written
 
 const oneTask = z.object({ task: taskSchema, untrusted_content_warning: untrustedWarning });
 
+const requiredSkills = z
+  .array(skill, { error: 'required_skills must be a list of skill names' })
+  .max(LIMITS.requiredSkills, { error: `required_skills has more than ${LIMITS.requiredSkills} entries; the limit is ${LIMITS.requiredSkills}` });
+
 export const createTask = defineTool({
   name: 'create_task',
   title: 'Create a task',
-  description: `The leader (in peer mode: any peer) creates an open task. Give required_skills to limit who may claim it, or assignee (a worker's, or in peer mode a peer's, name) to reserve it for them. Limits: title ${LIMITS.title}, description ${LIMITS.description}, ${LIMITS.requiredSkills} skills of ${LIMITS.skill} characters.`,
+  description: `The leader (in peer mode: any peer) creates an open task. Give required_skills to limit who may claim it, or assignee (a worker's, or in peer mode a peer's, name) to reserve it for them. depends_on lists tasks that must be done (approved) before this one can be claimed. priority is urgent, high, normal (default) or low. Limits: title ${LIMITS.title}, description ${LIMITS.description}, ${LIMITS.requiredSkills} skills of ${LIMITS.skill} characters, ${LIMITS.dependsOn} dependencies.`,
   input: z.strictObject({
     title: boundedText('title', LIMITS.title),
     description: optionalText('description', LIMITS.description),
-    required_skills: z
-      .array(skill, { error: 'required_skills must be a list of skill names' })
-      .max(LIMITS.requiredSkills, { error: `required_skills has more than ${LIMITS.requiredSkills} entries; the limit is ${LIMITS.requiredSkills}` })
-      .optional(),
+    required_skills: requiredSkills.optional(),
     assignee: agentName.optional(),
+    depends_on: dependsOn.optional(),
+    priority: priority.optional(),
   }),
   output: oneTask,
   mutates: true,
@@ -38,11 +41,16 @@ export const createTask = defineTool({
 export const listTasks = defineTool({
   name: 'list_tasks',
   title: 'List tasks',
-  description: `Lists tasks, oldest first, filtered by status, assignee, or claimable_by_me (open tasks you may claim now). Returns at most limit tasks (1-${LIMITS.listMax}, default ${LIMITS.listDefault}); pass next_cursor back as cursor for the next page. ${UNTRUSTED}`,
+  description: `Lists tasks, oldest first, filtered by status, assignee, ready (open tasks nothing blocks) or claimable_by_me (open, unblocked tasks you may claim now). ready and claimable_by_me come by priority (urgent first), then oldest first; other listings by id unless order is "priority". Returns at most limit tasks (1-${LIMITS.listMax}, default ${LIMITS.listDefault}); pass next_cursor back as cursor for the next page. ${UNTRUSTED}`,
   input: z.strictObject({
     status: taskStatus.optional(),
     assignee: agentName.optional(),
     claimable_by_me: z.boolean({ error: 'claimable_by_me must be true or false' }).optional(),
+    ready: z.boolean({ error: 'ready must be true or false' }).optional(),
+    order: z
+      .enum(['id', 'priority'], { error: 'order must be "id" (oldest first) or "priority" (urgent first, then oldest)' })
+      .optional()
+      .describe('default: "priority" with ready or claimable_by_me, else "id"'),
     limit: z
       .number({ error: 'limit must be a number' })
       .int({ error: 'limit must be a whole number' })
@@ -64,10 +72,11 @@ export const listTasks = defineTool({
 export const getTask = defineTool({
   name: 'get_task',
   title: 'Get a task',
-  description: `Returns one task with its messages, its whole review history and its whole activity history. ${UNTRUSTED}`,
+  description: `Returns one task with its messages, its whole review history, its whole activity history (edits with the values they replaced) and its dependents (the tasks waiting on it). ${UNTRUSTED}`,
   input: z.strictObject({ task_id: taskId }),
   output: z.object({
     task: taskSchema,
+    dependents: z.array(z.number().int()).describe('The tasks whose depends_on names this one'),
     messages: z.array(messageSchema),
     reviews: z.array(reviewSchema),
     history: z.array(activitySchema),
@@ -140,6 +149,23 @@ export const cancelTask = defineTool({
   title: 'Cancel a task',
   description: 'The leader (in peer mode: the task\'s creator) cancels a task that is not done or cancelled yet. The reason is kept in its history.',
   input: z.strictObject({ task_id: taskId, reason: optionalText('reason', LIMITS.cancelReason) }),
+  output: oneTask,
+  mutates: true,
+});
+
+export const updateTask = defineTool({
+  name: 'update_task',
+  title: 'Edit a task',
+  description: `The leader (in peer mode: the task's creator) edits a task that is not done or cancelled: title, description, required_skills, priority, assignee (null to lift a reservation) or depends_on (replaces the list; the same checks as create_task, and no cycle). Skills and assignee of a claimed or submitted task cannot change: release it first. Each edit is kept in the history with the values it replaced. Limits as for create_task.`,
+  input: z.strictObject({
+    task_id: taskId,
+    title: boundedText('title', LIMITS.title).optional(),
+    description: optionalText('description', LIMITS.description),
+    required_skills: requiredSkills.optional(),
+    priority: priority.optional(),
+    assignee: agentName.nullable().optional(),
+    depends_on: dependsOn.optional(),
+  }),
   output: oneTask,
   mutates: true,
 });
