@@ -7,3 +7,4 @@ export * from './fields.js';
 export * from './tools/index.js';
 export * from './mcp.js';
 export * from './leases.js';
+export * from './path-patterns.js';
