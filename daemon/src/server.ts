@@ -10,6 +10,7 @@ import { createApp } from './app.js';
 import { newestBackupAgeMs, takeBackup } from './backup.js';
 import { Board } from './board/board.js';
 import { Leases } from './board/leases.js';
+import { PathReservations } from './board/reservations.js';
 import { Presence } from './board/presence.js';
 import { Room } from './board/room.js';
 import { LocalEventBus } from './events.js';
@@ -81,6 +82,7 @@ export async function startBoard(config: Config): Promise<RunningBoard> {
     store,
     leases,
     limiter: new RateLimiter({ perMinute: config.rateLimitPerMinute }),
+    reservations: new PathReservations(deps),
   });
   // Claims that lapsed while the daemon was down reopen before it listens; from here one timer follows the next expiry.
   await leases.start();

@@ -10,6 +10,7 @@ import { AuditTicket, IdempotencyKeyTaken, type BoardStore } from '../store/stor
 import type { Board, CallContext, IdempotencyClaim } from './board.js';
 import type { Leases } from './leases.js';
 import type { Presence } from './presence.js';
+import type { PathReservations } from './reservations.js';
 import type { Room } from './room.js';
 
 type Handler = (agent: Agent, input: never, ctx: CallContext) => Promise<Record<string, unknown>>;
@@ -30,6 +31,7 @@ export interface ToolDispatcherOptions {
   readonly store: BoardStore;
   readonly leases: Leases;
   readonly limiter: RateLimiter;
+  readonly reservations: PathReservations;
 }
 
 export class ToolDispatcher {
@@ -57,6 +59,10 @@ export class ToolDispatcher {
       submit_result: b.submitResult.bind(b),
       review_task: b.reviewTask.bind(b),
       cancel_task: b.cancelTask.bind(b),
+      reserve_paths: options.reservations.reservePaths.bind(options.reservations),
+      release_paths: options.reservations.releasePaths.bind(options.reservations),
+      list_reservations: options.reservations.listReservations.bind(options.reservations),
+      check_paths: options.reservations.checkPaths.bind(options.reservations),
     };
   }
 
