@@ -1,11 +1,11 @@
-// The tool contract in shared/: seventeen tools, strict inputs, portable schemas.
+// The tool contract in shared/: twenty-one tools, strict inputs, portable schemas.
 import { expect, it } from 'vitest';
 import { listedTools, TOOLS } from 'roundtable-shared';
 
-it('defines the seventeen board tools once each', () => {
+it('defines the twenty-one board tools once each', () => {
   const names = TOOLS.map((t) => t.name);
-  expect(names).toHaveLength(17);
-  expect(new Set(names).size).toBe(17);
+  expect(names).toHaveLength(21);
+  expect(new Set(names).size).toBe(21);
 });
 
 it('every input schema refuses unknown arguments', () => {
