@@ -1,9 +1,10 @@
-// The `roundtable-bridge` command: serve MCP over stdio (the default), login, logout, status.
+// The `roundtable-bridge` command: serve MCP over stdio (the default), login, logout, status, guard.
 import { parseArgs } from 'node:util';
 import { BoardClient, BoardRefusal } from './board-client.js';
 import { loadBridgeConfig, type BridgeConfig } from './config.js';
 import { findToken, noTokenLine, type FoundToken } from './credentials.js';
 import { BadConfig, BridgeError, DaemonUnreachable, KeychainTimeout } from './errors.js';
+import { installGuard, runGuard } from './guard.js';
 import { deleteTokenFromKeychain, KEYCHAIN_SERVICE, storeTokenInKeychain } from './keychain.js';
 import { log, setVerbose } from './log.js';
 import { serveStdio } from './serve.js';
@@ -21,6 +22,11 @@ Usage:
       Remove the stored token.
   roundtable-bridge status --url URL [--profile NAME]
       Show the board, the agent, where the token comes from, and the round-trip time.
+  roundtable-bridge guard --url URL [--profile NAME] [--scope NAME] [--strict]
+      Git pre-commit check: refuse the commit if a staged file is held exclusively by another agent
+      (check_paths). If the board cannot be reached it warns and lets the commit through; --strict refuses.
+  roundtable-bridge guard --install --url URL [--profile NAME] [--scope NAME] [--strict]
+      Make that check this repository's pre-commit hook; an existing hook is kept and runs first.
 
 Options:
   --url URL        the board, https:// (http:// only to a loopback host); or set ROUNDTABLE_URL
@@ -28,6 +34,9 @@ Options:
   --ca FILE        PEM file of a private CA that signed the board's certificate (or NODE_EXTRA_CA_CERTS)
   --timeout S      seconds to wait for the board per call (default 30)
   --token-stdin    login: read the token from standard input instead of a hidden prompt
+  --scope NAME     guard: the reservation scope (repository name) to check; default: the default scope
+  --strict         guard: refuse the commit when the board cannot be asked
+  --install        guard: install as the repository's pre-commit hook
   --verbose        debug lines on stderr
 
 The token is read, in order, from ROUNDTABLE_TOKEN, the OS keychain (service "${KEYCHAIN_SERVICE}"),
@@ -132,6 +141,26 @@ async function status(config: BridgeConfig): Promise<number> {
   return ok ? 0 : 1;
 }
 
+async function guard(config: BridgeConfig, options: { strict: boolean; install: boolean; scope: string | undefined; profile: string | undefined }): Promise<number> {
+  if (options.scope !== undefined && (options.scope === '' || options.scope.length > 100)) throw new BadConfig('--scope: give a repository name of 1-100 characters');
+  if (options.install) {
+    const guardArgs = [
+      '--url',
+      config.baseUrl,
+      ...(options.profile !== undefined ? ['--profile', options.profile] : []),
+      ...(config.caFile !== undefined ? ['--ca', config.caFile] : []),
+      ...(options.scope !== undefined ? ['--scope', options.scope] : []),
+      ...(options.strict ? ['--strict'] : []),
+    ];
+    const done = await installGuard({ guardArgs });
+    print(`Installed the Roundtable guard as ${done.hook}.`);
+    if (done.chained) print(`The pre-commit hook that was there is kept as ${done.chained} and runs first.`);
+    return 0;
+  }
+  const token = async () => findToken(config.account);
+  return runGuard({ client: clientFor(config, token), baseUrl: config.baseUrl, scope: options.scope, strict: options.strict, say: (line) => process.stderr.write(`${line}\n`) });
+}
+
 function describe(error: unknown): string {
   if (error instanceof BridgeError) return `${error.message}. ${error.fix}`;
   if (error instanceof BoardRefusal) return error.body.error.message;
@@ -148,6 +177,9 @@ async function main(argv: string[]): Promise<number | undefined> {
       ca: { type: 'string' },
       timeout: { type: 'string' },
       'token-stdin': { type: 'boolean', default: false },
+      scope: { type: 'string' },
+      strict: { type: 'boolean', default: false },
+      install: { type: 'boolean', default: false },
       verbose: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h' },
       version: { type: 'boolean', short: 'v' },
@@ -157,7 +189,9 @@ async function main(argv: string[]): Promise<number | undefined> {
   if (values.help) return print(HELP), 0;
   setVerbose(values.verbose);
   const command = positionals[0] ?? 'serve';
-  const config = loadBridgeConfig({ url: values.url, profile: values.profile, ca: values.ca, timeout: values.timeout });
+  // A commit should not sit for long on a board that does not answer: the guard waits 10 s unless told otherwise.
+  const timeout = values.timeout ?? (command === 'guard' && process.env['ROUNDTABLE_TIMEOUT'] === undefined ? '10' : undefined);
+  const config = loadBridgeConfig({ url: values.url, profile: values.profile, ca: values.ca, timeout });
   switch (command) {
     case 'serve':
       await serve(config);
@@ -168,6 +202,8 @@ async function main(argv: string[]): Promise<number | undefined> {
       return logout(config);
     case 'status':
       return status(config);
+    case 'guard':
+      return guard(config, { strict: values.strict, install: values.install, scope: values.scope, profile: values.profile });
     default:
       throw new BadConfig(`unknown command "${command}"`);
   }
