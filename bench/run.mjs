@@ -24,6 +24,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { benchIdleWaiters, benchWakeup } from './live.mjs';
 import { benchLeaseRenewal, benchLeaseSweep } from './leases.mjs';
+import { benchReservations } from './reservations.mjs';
 import { closeSync, copyFileSync, existsSync, fsyncSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -1063,6 +1064,7 @@ const SECTIONS = [
   { name: 'idle_waiters', run: () => benchIdleWaiters(liveHelpers(), { count: 1000, idleMs: 5000 }) },
   { name: 'lease_renewal', run: () => benchLeaseRenewal(liveHelpers(), { rounds: 1500, block: 50 }) },
   { name: 'lease_sweep', run: () => benchLeaseSweep(liveHelpers(), { tasks: 100_000, leases: 1000, spreadMs: 5000 }) },
+  { name: 'reservations', run: () => benchReservations(liveHelpers(), { holders: 200, perTask: 50, rounds: 500 }) },
 ];
 
 // ---------------------------------------------------------------------------------------------------------------
