@@ -109,8 +109,54 @@ export async function benchReservations(h, { holders, perTask, rounds }) {
     const checkP50 = h.percentiles(full.check_paths).p50;
     h.report.target(`reserve_paths p50 < 5 ms with ${total.toLocaleString('en-US')} live reservations`, `${h.fmt.ms(reserveP50)} ms`, reserveP50 < 5);
     h.report.target(`check_paths p50 < 5 ms with ${total.toLocaleString('en-US')} live reservations`, `${h.fmt.ms(checkP50)} ms`, checkP50 < 5);
+    await h.stopServer(daemon);
+    await inProcess(h, { dbPath: join(dir, 'reservations.db'), taskId: mine, holders, perTask, rounds, total });
   } finally {
     agent.destroy();
     await h.stopServer(daemon);
   }
+}
+
+/**
+ * The same two calls without HTTP, auth and the audit row, on the database the daemon left (its 10,000 reservations
+ * live): the store's transaction and the rule, as the board runs them. On a shared, loaded machine this shows the
+ * work that grows with the reservations apart from the noise of the round trip.
+ */
+async function inProcess(h, { dbPath, taskId, holders, perTask, rounds, total }) {
+  const { SqliteStore } = await import('../daemon/dist/store/sqlite.js');
+  const { decideReleasePaths, decideReserve } = await import('../daemon/dist/board/reservation-rules.js');
+  const { holdsPath, literalPrefix } = await import('../daemon/dist/board/overlap.js');
+  const store = new SqliteStore({ path: dbPath });
+  const caller = { agent: { name: 'reader', role: 'worker', skills: ['typescript'] }, mode: 'role' };
+  const rand = random(34);
+  const s = { reserve: [], check: [] };
+  try {
+    for (let i = 0; i < rounds + 50; i++) {
+      const pattern = `free/in-process/${i}/**`;
+      const call = { patterns: [pattern], exclusive: true, reason: null, scope: '', now: Date.now() };
+      let t0 = performance.now();
+      await store.changeReservations(taskId, { scope: '', prefixes: [literalPrefix(pattern)] }, (t, own, near) => decideReserve(t, caller, call, own, near));
+      const reserveMs = performance.now() - t0;
+      await store.changeReservations(taskId, undefined, (t, own) => decideReleasePaths(t, caller, { patterns: undefined, scope: undefined, now: Date.now() }, own));
+      const pkg = Math.floor(rand() * holders);
+      const paths = Array.from({ length: 10 }, (_, j) => (j % 2 ? `pkg${pkg}/src/mod${Math.floor(rand() * perTask)}/file${j}.ts` : `free/${i}/file${j}.ts`));
+      t0 = performance.now();
+      const near = (await store.reservationsNear({ scope: '', prefixes: [...new Set(paths.map(literalPrefix))] })).filter((r) => r.exclusive && r.agent !== 'reader');
+      const held = paths.map((p) => near.filter((r) => holdsPath(r.pattern, p)));
+      const checkMs = performance.now() - t0;
+      if (held.length !== 10) throw new Error('check_paths in-process went wrong');
+      if (i >= 50) {
+        s.reserve.push(reserveMs);
+        s.check.push(checkMs);
+      }
+    }
+  } finally {
+    await store.close();
+  }
+  const cell = (samples) => {
+    const p = h.percentiles(samples);
+    return `${h.fmt.ms(p.p50)} / ${h.fmt.ms(p.p99)}`;
+  };
+  h.report.row('reservations', ['in-process: reserve_paths transaction + rule (one fsync)', '', cell(s.reserve)]);
+  h.report.row('reservations', ['in-process: check_paths lookup + overlap (10 paths)', '', cell(s.check)]);
 }
