@@ -30,6 +30,7 @@ import { benchEventStreams, benchIdleWaiters, benchWakeup } from './live.mjs';
 import { benchLeaseRenewal, benchLeaseSweep } from './leases.mjs';
 import { benchHookStop } from './hooks.mjs';
 import { benchReadySet, benchUnblockWake } from './plans.mjs';
+import { benchReservations } from './reservations.mjs';
 import { closeSync, copyFileSync, existsSync, fsyncSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -1098,6 +1099,7 @@ const SECTIONS = [
   { name: 'hook_stop', run: () => benchHookStop(liveHelpers(), { runs: 50 }) },
   { name: 'ready_set', run: () => benchReadySet(liveHelpers(), { tasks: CONFIG.listTasks, edges: CONFIG.listTasks, iterations: CONFIG.listIterations, warmup: CONFIG.listWarmup }) },
   { name: 'unblock_wake', run: () => benchUnblockWake(liveHelpers(), { rounds: 200 }) },
+  { name: 'reservations', run: () => benchReservations(liveHelpers(), { holders: 200, perTask: 50, rounds: 500 }) },
 ];
 
 // ---------------------------------------------------------------------------------------------------------------

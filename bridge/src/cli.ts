@@ -1,4 +1,4 @@
-// The `roundtable-bridge` command: serve MCP over stdio (the default), login, logout, status, hook, wake, setup.
+// The `roundtable-bridge` command: serve MCP over stdio (the default), login, logout, status, hook, wake, setup, guard.
 import { parseArgs } from 'node:util';
 import { BoardClient, BoardRefusal } from './board-client.js';
 import { loadBridgeConfig, type BridgeConfig } from './config.js';
@@ -28,6 +28,11 @@ Usage:
       Run CMD (a command line of yours, e.g. tmux send-keys) when new work or messages wait for the agent.
   roundtable-bridge setup CLIENT --url URL [--profile NAME] [--scope user|project] [--print]
       Add the bridge to an MCP client's config (setup --help lists the clients). Never writes a token.
+  roundtable-bridge guard --url URL [--profile NAME] [--scope NAME] [--strict]
+      Git pre-commit check: refuse the commit if a staged file is held exclusively by another agent
+      (check_paths). If the board cannot be reached it warns and lets the commit through; --strict refuses.
+  roundtable-bridge guard --install --url URL [--profile NAME] [--scope NAME] [--strict]
+      Make that check this repository's pre-commit hook; an existing hook is kept and runs first.
 
 Options:
   --url URL        the board, https:// (http:// only to a loopback host); or set ROUNDTABLE_URL
@@ -35,6 +40,9 @@ Options:
   --ca FILE        PEM file of a private CA that signed the board's certificate (or NODE_EXTRA_CA_CERTS)
   --timeout S      seconds to wait for the board per call (default 30)
   --token-stdin    login: read the token from standard input instead of a hidden prompt
+  --scope NAME     guard: the reservation scope (repository name) to check; default: the default scope
+  --strict         guard: refuse the commit when the board cannot be asked
+  --install        guard: install as the repository's pre-commit hook
   --verbose        debug lines on stderr
   --keep-working   hook, stop event: also keep the agent working while tasks it may claim wait
   --max-blocks N   hook, stop event: stop blocks in a row before a stop is let through (default 3)
@@ -145,6 +153,28 @@ async function status(config: BridgeConfig): Promise<number> {
   return ok ? 0 : 1;
 }
 
+async function guard(config: BridgeConfig, options: { strict: boolean; install: boolean; scope: string | undefined; profile: string | undefined }): Promise<number> {
+  if (options.scope !== undefined && (options.scope === '' || options.scope.length > 100)) throw new BadConfig('--scope: give a repository name of 1-100 characters');
+  // Loaded here only, like hook and wake: serving MCP never loads the guard.
+  const { installGuard, runGuard } = await import('./guard.js');
+  if (options.install) {
+    const guardArgs = [
+      '--url',
+      config.baseUrl,
+      ...(options.profile !== undefined ? ['--profile', options.profile] : []),
+      ...(config.caFile !== undefined ? ['--ca', config.caFile] : []),
+      ...(options.scope !== undefined ? ['--scope', options.scope] : []),
+      ...(options.strict ? ['--strict'] : []),
+    ];
+    const done = await installGuard({ guardArgs });
+    print(`Installed the Roundtable guard as ${done.hook}.`);
+    if (done.chained) print(`The pre-commit hook that was there is kept as ${done.chained} and runs first.`);
+    return 0;
+  }
+  const token = async () => findToken(config.account);
+  return runGuard({ client: clientFor(config, token), baseUrl: config.baseUrl, scope: options.scope, strict: options.strict, say: (line) => process.stderr.write(`${line}\n`) });
+}
+
 function describe(error: unknown): string {
   if (error instanceof BridgeError) return `${error.message}. ${error.fix}`;
   if (error instanceof BoardRefusal) return error.body.error.message;
@@ -169,6 +199,9 @@ async function main(argv: string[]): Promise<number | undefined> {
       for: { type: 'string' },
       debounce: { type: 'string' },
       recheck: { type: 'string' },
+      scope: { type: 'string' },
+      strict: { type: 'boolean', default: false },
+      install: { type: 'boolean', default: false },
       verbose: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h' },
       version: { type: 'boolean', short: 'v' },
@@ -178,8 +211,10 @@ async function main(argv: string[]): Promise<number | undefined> {
   if (values.help) return print(HELP), 0;
   setVerbose(values.verbose);
   const command = positionals[0] ?? 'serve';
-  // A hook runs at the end of every turn: unless told otherwise it gives the board 5 s, not the usual 30.
-  const timeout = values.timeout ?? (command === 'hook' && process.env['ROUNDTABLE_TIMEOUT'] === undefined ? '5' : undefined);
+  // A hook runs at the end of every turn: unless told otherwise it gives the board 5 s, not the usual 30. A commit
+  // should not sit for long on a board that does not answer either: the guard waits 10 s.
+  const defaultTimeout = command === 'hook' ? '5' : command === 'guard' ? '10' : undefined;
+  const timeout = values.timeout ?? (process.env['ROUNDTABLE_TIMEOUT'] === undefined ? defaultTimeout : undefined);
   const config = loadBridgeConfig({ url: values.url, profile: values.profile, ca: values.ca, timeout });
   switch (command) {
     case 'serve':
@@ -200,6 +235,8 @@ async function main(argv: string[]): Promise<number | undefined> {
       const { wakeCommand } = await import('./wake/command.js');
       return wakeCommand({ config, exec: values.exec, for: values.for, debounce: values.debounce, recheck: values.recheck });
     }
+    case 'guard':
+      return guard(config, { strict: values.strict, install: values.install, scope: values.scope, profile: values.profile });
     default:
       throw new BadConfig(`unknown command "${command}"`);
   }

@@ -12,6 +12,7 @@ import { newestBackupAgeMs, takeBackup } from './backup.js';
 import { Board } from './board/board.js';
 import { Leases } from './board/leases.js';
 import { losersOfClaims } from './board/rules.js';
+import { PathReservations } from './board/reservations.js';
 import { Presence } from './board/presence.js';
 import { Room } from './board/room.js';
 import { LocalEventBus } from './events.js';
@@ -97,6 +98,7 @@ export async function startBoard(config: Config): Promise<RunningBoard> {
     store,
     leases,
     limiter: new RateLimiter({ perMinute: config.rateLimitPerMinute }),
+    reservations: new PathReservations(deps),
   });
   // Claims that lapsed while the daemon was down reopen before it listens; from here one timer follows the next expiry.
   await leases.start();

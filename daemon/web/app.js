@@ -369,6 +369,18 @@ function renderMembers(members) {
         const link = h('button', { class: 'holding-link', type: 'button', title: held.title }, h('span', { class: 'task-id' }, `#${held.id}`), held.title);
         link.addEventListener('click', () => openDetail(held.id, link));
         main.append(h('div', { class: 'holding' }, 'holds ', link, held.lease_expires_at ? leaseEl(held.lease_expires_at) : null));
+        // The paths this claim reserves (reserve_paths), beside it; patterns are agents' text, so textContent only.
+        if (held.reservations?.length) {
+          main.append(
+            h(
+              'div',
+              { class: 'holding-paths', title: 'paths reserved by this claim' },
+              held.reservations.map((r) =>
+                h('span', { class: `chip path${r.exclusive ? ' exclusive' : ''}`, title: `${r.exclusive ? 'exclusive' : 'shared'}${r.scope ? ` in ${r.scope}` : ''}` }, r.pattern),
+              ),
+            ),
+          );
+        }
       }
       return h(
         'li',

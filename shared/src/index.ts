@@ -8,3 +8,4 @@ export * from './tools/index.js';
 export * from './mcp.js';
 export * from './leases.js';
 export * from './prompts.js';
+export * from './path-patterns.js';

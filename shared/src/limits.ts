@@ -19,6 +19,14 @@ export const LIMITS = {
   waitDefaultS: 25,
   waitMaxS: 50,
   dependsOn: 20,
+  reservePaths: 50,
+  pathPattern: 300,
+  reservationReason: 1_000,
+  reservationScope: 100,
+  reservationsPerTask: 200,
+  checkPaths: 500,
+  reservationsListDefault: 100,
+  reservationsListMax: 500,
 } as const;
 
 /** An Idempotency-Key header on a mutating API call: 1-200 of these characters; kept for 24 hours. */

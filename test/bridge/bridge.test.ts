@@ -37,7 +37,7 @@ describe('tools/list', () => {
     try {
       const viaBridge = await bridge.client.listTools();
       const viaHttp = await direct.listTools();
-      expect(viaBridge.tools).toHaveLength(18);
+      expect(viaBridge.tools).toHaveLength(22);
       expect(viaBridge).toEqual(viaHttp);
       expect(bridge.client.getInstructions()).toBe(direct.getInstructions());
     } finally {

@@ -48,6 +48,16 @@ const SURROGATE_CALLS: Array<{ tool: string; field: string; args: Record<string,
   { tool: 'update_task', field: 'required_skills', args: { task_id: 1, required_skills: [`py${LONE}`] }, names: /each skill/ },
   { tool: 'update_task', field: 'priority', args: { task_id: 1, priority: `low${LONE}` } },
   { tool: 'update_task', field: 'assignee', args: { task_id: 1, assignee: `w1${LONE}` } },
+  { tool: 'reserve_paths', field: 'paths', args: { task_id: 1, paths: ['ok.ts', `src/${LONE}.ts`] } },
+  { tool: 'reserve_paths', field: 'reason', args: { task_id: 1, paths: ['ok.ts'], reason: `why${LONE}` } },
+  { tool: 'reserve_paths', field: 'scope', args: { task_id: 1, paths: ['ok.ts'], scope: `repo${LONE}` } },
+  { tool: 'release_paths', field: 'paths', args: { task_id: 1, paths: [`src/${LONE}`] } },
+  { tool: 'release_paths', field: 'scope', args: { task_id: 1, scope: LONE } },
+  { tool: 'list_reservations', field: 'scope', args: { scope: `repo${LONE}` } },
+  { tool: 'list_reservations', field: 'path', args: { path: `src/${LONE}` } },
+  { tool: 'list_reservations', field: 'cursor', args: { cursor: `x${LONE}` } },
+  { tool: 'check_paths', field: 'paths', args: { paths: [`a${LONE}.ts`] } },
+  { tool: 'check_paths', field: 'scope', args: { paths: ['a.ts'], scope: `repo${LONE}` } },
 ];
 
 /** The string-valued arguments each tool lists (directly, in a list, or in a union). */

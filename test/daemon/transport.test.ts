@@ -189,11 +189,11 @@ describe('MCP transport rules', () => {
 });
 
 describe('the MCP SDK client', () => {
-  it('lists the 18 tools exactly as shared/ defines them', async () => {
+  it('lists the 22 tools exactly as shared/ defines them', async () => {
     const client = await mcpClient(board, 'w1');
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name)).toEqual(TOOLS.map((t) => t.name));
-    expect(tools).toHaveLength(18);
+    expect(tools).toHaveLength(22);
     expect(JSON.parse(JSON.stringify(tools))).toEqual(JSON.parse(JSON.stringify(listedTools())));
     await client.close();
   });

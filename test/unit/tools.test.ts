@@ -1,11 +1,11 @@
-// The tool contract in shared/: eighteen tools, strict inputs, portable schemas.
+// The tool contract in shared/: twenty-two tools, strict inputs, portable schemas.
 import { expect, it } from 'vitest';
 import { listedTools, TOOLS } from 'roundtable-shared';
 
-it('defines the eighteen board tools once each', () => {
+it('defines the twenty-two board tools once each', () => {
   const names = TOOLS.map((t) => t.name);
-  expect(names).toHaveLength(18);
-  expect(new Set(names).size).toBe(18);
+  expect(names).toHaveLength(22);
+  expect(new Set(names).size).toBe(22);
 });
 
 it('every input schema refuses unknown arguments', () => {

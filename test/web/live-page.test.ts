@@ -266,6 +266,23 @@ describe.skipIf(!HAVE_BROWSER)(`the live web page in headless Chromium${HAVE_BRO
     expect(errors).toEqual([]);
   });
 
+  it('reserved paths appear beside the claim, live, as literal text, and go when the claim ends', async () => {
+    // As w1: a later test proves w2 made no tool call.
+    const { page, dialogs, errors } = await newPage();
+    await signIn(page, 'viewer');
+    const id = (await api(board, 'lead', 'create_task', { title: 'paths on the page' })).body.task.id as number;
+    expect((await api(board, 'w1', 'claim_task', { task_id: id })).status).toBe(200);
+    const reserved = await api(board, 'w1', 'reserve_paths', { task_id: id, paths: ['src/<b>bold</b>/**', 'docs/API.md'] });
+    expect(reserved.status, JSON.stringify(reserved.body)).toBe(200);
+    const chips = page.locator('.holding-paths .chip.path');
+    await expect.poll(() => chips.allTextContents(), { timeout: 20_000 }).toEqual(['src/<b>bold</b>/**', 'docs/API.md']);
+    expect(await page.locator('.holding-paths b').count()).toBe(0);
+    expect((await api(board, 'w1', 'release_task', { task_id: id })).status).toBe(200);
+    await expect.poll(() => chips.count(), { timeout: 20_000 }).toBe(0);
+    expect(dialogs).toEqual([]);
+    expect(errors).toEqual([]);
+  });
+
   it(`a task titled ${XSS_TITLE} shows as literal text and runs nothing`, async () => {
     const { page, dialogs, errors } = await newPage();
     await signIn(page, 'viewer');

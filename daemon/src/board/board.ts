@@ -107,9 +107,9 @@ export class Board {
   }
 
   async getTask(_agent: Agent, input: ToolInput<typeof getTask>): Promise<ToolOutput<typeof getTask>> {
-    const detail = await this.deps.store.getTask(input.task_id);
+    const [detail, reservations] = await Promise.all([this.deps.store.getTask(input.task_id), this.deps.store.reservationsOf(input.task_id)]);
     if (!detail) throw new NotFound(`task ${input.task_id} does not exist; list_tasks shows the tasks there are`);
-    return { ...detail, ...warning };
+    return { ...detail, reservations, ...warning };
   }
 
   async claimTask(agent: Agent, input: ToolInput<typeof claimTask>, ctx: CallContext = {}): Promise<ToolOutput<typeof claimTask>> {

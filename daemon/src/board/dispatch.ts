@@ -10,6 +10,7 @@ import { AuditTicket, IdempotencyKeyTaken, type BoardStore } from '../store/stor
 import type { Board, CallContext, IdempotencyClaim } from './board.js';
 import type { Leases } from './leases.js';
 import type { Presence } from './presence.js';
+import type { PathReservations } from './reservations.js';
 import type { Room } from './room.js';
 
 type Handler = (agent: Agent, input: never, ctx: CallContext) => Promise<Record<string, unknown>>;
@@ -32,6 +33,7 @@ export interface ToolDispatcherOptions {
   readonly store: BoardStore;
   readonly leases: Leases;
   readonly limiter: RateLimiter;
+  readonly reservations: PathReservations;
 }
 
 export class ToolDispatcher {
@@ -60,6 +62,10 @@ export class ToolDispatcher {
       review_task: b.reviewTask.bind(b),
       cancel_task: b.cancelTask.bind(b),
       update_task: b.updateTask.bind(b),
+      reserve_paths: options.reservations.reservePaths.bind(options.reservations),
+      release_paths: options.reservations.releasePaths.bind(options.reservations),
+      list_reservations: options.reservations.listReservations.bind(options.reservations),
+      check_paths: options.reservations.checkPaths.bind(options.reservations),
     };
   }
 

@@ -21,7 +21,11 @@ export class Presence {
 
   async members(_agent: Agent, _input: ToolInput<typeof members>): Promise<ToolOutput<typeof members>> {
     const agents = this.deps.agents().list();
-    const [seen, held] = await Promise.all([this.deps.store.lastSeen(agents.map((a) => a.name)), this.deps.store.holdings()]);
+    const [seen, held, reserved] = await Promise.all([
+      this.deps.store.lastSeen(agents.map((a) => a.name)),
+      this.deps.store.holdings(),
+      this.deps.store.reservationsByTask(),
+    ]);
     const now = Date.now();
     return {
       members: agents.map((a) => {
@@ -36,7 +40,10 @@ export class Presence {
           state,
           waiting,
           last_seen: last > 0 ? new Date(last).toISOString() : null,
-          holding: held.get(a.name) ?? [],
+          holding: (held.get(a.name) ?? []).map((h) => ({
+            ...h,
+            reservations: (reserved.get(h.id) ?? []).map((r) => ({ pattern: r.pattern, scope: r.scope, exclusive: r.exclusive })),
+          })),
         };
       }),
       ...warning,

@@ -1,10 +1,11 @@
 // The board store on SQLite (better-sqlite3): WAL, synchronous=FULL, every write one BEGIN IMMEDIATE transaction.
 import { closeSync, openSync } from 'node:fs';
 import Database from 'better-sqlite3';
-import { TASK_STATUSES, type Activity, type Message, type Review, type Task, type TaskStatus, type TaskSummary } from 'roundtable-shared';
+import { TASK_STATUSES, type Activity, type Message, type Reservation, type Review, type Task, type TaskStatus, type TaskSummary } from 'roundtable-shared';
 import { NotFound } from '../errors.js';
 import { migrate } from './migrate.js';
 import { priorityRank, SqliteDependencies } from './sqlite-dependencies.js';
+import { SqliteReservations } from './sqlite-reservations.js';
 import {
   IdempotencyKeyTaken,
   type AuditRow,
@@ -14,6 +15,7 @@ import {
   type ClaimRecord,
   type DecideChange,
   type DecideEdit,
+  type DecideReservation,
   type ExpiredLease,
   type Holding,
   type InstanceLease,
@@ -22,6 +24,7 @@ import {
   type NewRoomMessage,
   type PendingCounts,
   type PendingQuery,
+  type ReservationLookup,
   type ReceiptRow,
   type ReviewNotice,
   type StoredRoomMessage,
@@ -94,6 +97,7 @@ export class SqliteStore implements BoardStore {
   private readonly stmt;
   private readonly listStatements = new Map<string, Database.Statement>();
   private readonly graph: SqliteDependencies;
+  private readonly reservations: SqliteReservations;
 
   constructor(options: SqliteStoreOptions) {
     createPrivately(options.path);
@@ -108,6 +112,7 @@ export class SqliteStore implements BoardStore {
     migrate(this.db);
     const db = this.db;
     this.graph = new SqliteDependencies(db);
+    this.reservations = new SqliteReservations(db);
     this.stmt = {
       insertTask: db.prepare(
         `INSERT INTO tasks (title, description, required_skills, status, assignee, created_by, created_at, updated_at, priority)
@@ -370,6 +375,10 @@ export class SqliteStore implements BoardStore {
         });
         // Reaching done unblocks dependents; cancelled strands them. Either way they are recounted now.
         if ((change.status === 'done' || change.status === 'cancelled') && before.status !== change.status) this.graph.settle(id, change.status, at);
+        // A reservation belongs to its claim: when the claim ends, so does it, in this same transaction.
+        if (before.claim_id !== null && claimId !== before.claim_id) {
+          this.endReservations({ taskId: id, claimId: before.claim_id, status: change.status, assignee: change.assignee, how: change.action, at });
+        }
         return this.recordExtras(extras, this.loadTask(id), id);
       })
       .immediate();
@@ -545,6 +554,7 @@ export class SqliteStore implements BoardStore {
             claim_id: due.claim_id,
             at,
           });
+          this.endReservations({ taskId: due.id, claimId: due.claim_id, status: 'open', assignee: null, how: 'lease_expired', at });
           const task = this.loadTask(due.id);
           expired.push({ task, holder: due.assignee, claimId: due.claim_id, expiredAt: due.lease_expires_at });
         }
@@ -584,6 +594,76 @@ export class SqliteStore implements BoardStore {
 
   async countExpiredLeasesSince(since: string): Promise<number> {
     return this.stmt.countExpiredSince.get(since) as number;
+  }
+
+  async changeReservations(
+    taskId: number,
+    lookup: ReservationLookup | undefined,
+    decide: DecideReservation,
+    extras?: WriteExtras<Reservation[]>,
+  ): Promise<Reservation[]> {
+    return this.db
+      .transaction(() => {
+        const task = this.requireTask(taskId);
+        const own = task.claim_id === null ? [] : this.reservations.ofClaim(task.claim_id);
+        const change = decide(task, own, lookup ? this.reservations.near(lookup) : []);
+        const at = now();
+        for (const id of change.remove) this.reservations.remove(id, change.claimId);
+        for (const row of change.add) this.reservations.add({ ...row, taskId, claimId: change.claimId, agent: change.actor, scope: change.scope, at });
+        if (change.add.length === 0 && change.remove.length === 0) return this.recordExtras(extras, own, taskId);
+        this.stmt.insertActivity.run({
+          task_id: taskId,
+          agent: change.actor,
+          action: change.action,
+          from_status: task.status,
+          to_status: task.status,
+          assignee: task.assignee,
+          note: change.note,
+          claim_id: change.claimId,
+          at,
+        });
+        return this.recordExtras(extras, this.reservations.ofClaim(change.claimId), taskId);
+      })
+      .immediate();
+  }
+
+  async reservationsNear(lookup: ReservationLookup): Promise<Reservation[]> {
+    return this.reservations.near(lookup);
+  }
+
+  async listReservations(scope: string, afterId: number, limit: number): Promise<Reservation[]> {
+    return this.reservations.page(scope, afterId, limit);
+  }
+
+  async reservationsOf(taskId: number): Promise<Reservation[]> {
+    return this.reservations.ofTask(taskId);
+  }
+
+  async reservationsByTask(): Promise<Map<number, Reservation[]>> {
+    const byTask = new Map<number, Reservation[]>();
+    for (const reservation of this.reservations.all()) {
+      const list = byTask.get(reservation.task_id) ?? [];
+      list.push(reservation);
+      byTask.set(reservation.task_id, list);
+    }
+    return byTask;
+  }
+
+  /** Inside a transaction that ended a claim: deletes its reservations and, if it had any, says so in the history. */
+  private endReservations(ended: { taskId: number; claimId: number; status: TaskStatus; assignee: string | null; how: string; at: string }): void {
+    const count = this.reservations.endClaim(ended.claimId);
+    if (count === 0) return;
+    this.stmt.insertActivity.run({
+      task_id: ended.taskId,
+      agent: 'roundtable',
+      action: 'paths_released',
+      from_status: ended.status,
+      to_status: ended.status,
+      assignee: ended.assignee,
+      note: `${count} path reservation${count === 1 ? '' : 's'} of claim ${ended.claimId} ended with the claim (${ended.how})`,
+      claim_id: ended.claimId,
+      at: ended.at,
+    });
   }
 
   async close(): Promise<void> {

@@ -1,6 +1,6 @@
 // The board's storage interface: async, one method per board operation, each one whole transaction.
 // Rules are passed in as pure decisions, so a PostgreSQL store can run the same ones inside BEGIN ... COMMIT.
-import type { Activity, Message, MessageKind, Priority, Review, Task, TaskStatus, TaskSummary, Verdict } from 'roundtable-shared';
+import type { Activity, Message, MessageKind, Priority, Reservation, Review, Task, TaskStatus, TaskSummary, Verdict } from 'roundtable-shared';
 
 /** What a decision asks the store to write when it accepts a task transition. */
 export interface TaskChange {
@@ -241,6 +241,40 @@ export interface Holding {
   readonly lease_expires_at: string | null;
 }
 
+/** A path reservation to write, as decided by the rule. */
+export interface NewReservation {
+  readonly pattern: string;
+  /** Its literal prefix key (overlap.ts literalPrefix), by which overlapping reservations are found. */
+  readonly prefix: string;
+  readonly exclusive: boolean;
+  readonly reason: string | null;
+}
+
+/** Where to look for reservations that may overlap: a scope ('' is the default) and the prefix keys of the patterns. */
+export interface ReservationLookup {
+  readonly scope: string;
+  readonly prefixes: readonly string[];
+}
+
+/** What a reservation rule asks the store to write: rows to add (or re-reserve) on the current claim, and the history row. */
+export interface ReservationChange {
+  readonly actor: string;
+  readonly claimId: number;
+  readonly scope: string;
+  readonly add: readonly NewReservation[];
+  /** Ids of the claim's reservations to delete. */
+  readonly remove: readonly number[];
+  /** The activity row: paths_reserved or paths_released. */
+  readonly action: string;
+  readonly note: string;
+}
+
+/**
+ * A pure reservation rule: given the task as stored, the reservations its current claim holds, and every live
+ * reservation that may overlap the lookup, returns the change or throws a BoardError.
+ */
+export type DecideReservation = (task: Task, own: readonly Reservation[], nearby: readonly Reservation[]) => ReservationChange;
+
 export interface BoardStore {
   /** With dependencies, `check` judges them as stored now, inside the same transaction. */
   createTask(task: NewTask, extras?: WriteExtras<Task>, check?: CheckDependencies): Promise<Task>;
@@ -293,6 +327,20 @@ export interface BoardStore {
   findClaim(taskId: number, by: { readonly claimId: number } | { readonly agent: string }): Promise<ClaimRecord | undefined>;
   /** How many leases lapsed since the given time. */
   countExpiredLeasesSince(since: string): Promise<number>;
+  /**
+   * Adds or removes reservations on a task's current claim as the rule decides, with a history row, in one
+   * transaction; returns the claim's reservations afterwards. A claim's reservations also end, with a
+   * `paths_released` row, in the transaction that ends the claim (release, submit, cancel, lapse).
+   */
+  changeReservations(taskId: number, lookup: ReservationLookup | undefined, decide: DecideReservation, extras?: WriteExtras<Reservation[]>): Promise<Reservation[]>;
+  /** Live reservations in a scope that may overlap a pattern with any of these prefix keys (a superset: the caller decides). */
+  reservationsNear(lookup: ReservationLookup): Promise<Reservation[]>;
+  /** Live reservations in a scope, oldest first, ids above afterId. */
+  listReservations(scope: string, afterId: number, limit: number): Promise<Reservation[]>;
+  /** The reservations a task's current claim holds. */
+  reservationsOf(taskId: number): Promise<Reservation[]>;
+  /** Every live reservation, grouped by task id. */
+  reservationsByTask(): Promise<Map<number, Reservation[]>>;
   /** Ends the lease if this instance holds it. */
   releaseInstance(agent: string, instanceId: string): Promise<void>;
   /**

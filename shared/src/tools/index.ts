@@ -14,6 +14,7 @@ import {
 } from './tasks.js';
 import { deliveryStatus, post, readLog, readUnread } from './room.js';
 import { members, waitForActivity } from './presence.js';
+import { checkPaths, listReservations, releasePaths, reservePaths } from './reservations.js';
 import type { ToolDefinition } from './define.js';
 
 export * from './define.js';
@@ -22,6 +23,8 @@ export { post, readUnread, readLog, deliveryStatus, members, waitForActivity };
 export { updateTask };
 export { roomMessageSchema, type RoomMessage } from './room.js';
 export { WAIT_CATEGORIES, type WaitCategory } from './presence.js';
+export { reservePaths, releasePaths, listReservations, checkPaths };
+export { reservationSchema, heldPathSchema, type Reservation } from './reservations.js';
 
 export const TOOLS = [
   whoami,
@@ -42,6 +45,10 @@ export const TOOLS = [
   members,
   waitForActivity,
   updateTask,
+  reservePaths,
+  releasePaths,
+  listReservations,
+  checkPaths,
 ] as const satisfies readonly ToolDefinition[];
 
 export type ToolName = (typeof TOOLS)[number]['name'];

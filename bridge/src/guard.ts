@@ -1,0 +1,123 @@
+// `roundtable-bridge guard`: a git pre-commit check that refuses a commit touching files another agent holds
+// exclusively on the board (check_paths), and `--install`, which makes it the repository's pre-commit hook.
+import { execFile } from 'node:child_process';
+import { chmod, mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
+import { realpathSync } from 'node:fs';
+import { isAbsolute, join } from 'node:path';
+import { promisify } from 'node:util';
+import { LIMITS, pathPatternProblem } from 'roundtable-shared';
+import { BoardRefusal, type BoardClient } from './board-client.js';
+import { BadConfig, BridgeError } from './errors.js';
+
+const execFileAsync = promisify(execFile);
+
+/** The marker by which --install knows its own hook, so installing twice never chains the guard to itself. */
+const MARKER = '# roundtable-bridge guard';
+/** Where --install keeps a pre-commit hook that was there before; the guard's hook runs it first. */
+export const CHAINED_HOOK = 'pre-commit.before-roundtable';
+
+export interface GuardOptions {
+  readonly client: BoardClient;
+  readonly baseUrl: string;
+  readonly scope: string | undefined;
+  /** A board that cannot be asked refuses the commit instead of letting it through. */
+  readonly strict: boolean;
+  readonly cwd?: string;
+  /** Where the lines for the committer go (stderr). */
+  readonly say: (line: string) => void;
+}
+
+interface Holder {
+  readonly agent: string;
+  readonly task_id: number;
+}
+
+async function git(args: string[], cwd: string | undefined): Promise<string> {
+  try {
+    return (await execFileAsync('git', args, { cwd, maxBuffer: 64 * 1024 * 1024 })).stdout;
+  } catch (error) {
+    const detail = String((error as { stderr?: string }).stderr ?? (error as Error).message).trim().split('\n')[0];
+    throw new BadConfig(`git ${args[0]} failed (${detail}); run the guard inside a git repository`);
+  }
+}
+
+/** The staged file names, as git spells them (renames as their two names, deletions included). */
+export async function stagedFiles(cwd?: string): Promise<string[]> {
+  const out = await git(['diff', '--cached', '--name-only', '--no-renames', '-z'], cwd);
+  return out.split('\0').filter((name) => name !== '');
+}
+
+/** Runs the check; returns the exit code. Only fixed words, paths from git, agent names and task ids are printed. */
+export async function runGuard(options: GuardOptions): Promise<number> {
+  const { say } = options;
+  const staged = await stagedFiles(options.cwd);
+  // A name the board would refuse as a pattern cannot be held by a reservation's rules as written; it is skipped, said once.
+  const checkable = staged.filter((name) => name.length <= LIMITS.pathPattern && pathPatternProblem(name) === undefined);
+  if (checkable.length < staged.length) say(`roundtable guard: ${staged.length - checkable.length} staged name(s) cannot be checked (too long or not a plain relative path) and were skipped`);
+  if (checkable.length === 0) return 0;
+  const held = new Map<string, Holder[]>();
+  try {
+    for (let at = 0; at < checkable.length; at += LIMITS.checkPaths) {
+      const batch = checkable.slice(at, at + LIMITS.checkPaths);
+      const answer = await options.client.callTool('check_paths', { paths: batch, ...(options.scope !== undefined && { scope: options.scope }) });
+      for (const entry of answer['paths'] as Array<{ path: string; held: boolean; holders: Holder[] }>) {
+        if (entry.held) held.set(entry.path, entry.holders);
+      }
+    }
+  } catch (error) {
+    const why = error instanceof BridgeError ? error.message : error instanceof BoardRefusal ? `the board refused: ${error.body.error.code}` : 'unexpected error';
+    if (options.strict) {
+      say(`roundtable guard: commit refused (--strict): the staged files could not be checked with the board at ${options.baseUrl} (${why})`);
+      return 1;
+    }
+    say(`roundtable guard: warning: the staged files could not be checked with the board at ${options.baseUrl} (${why}); commit allowed`);
+    return 0;
+  }
+  if (held.size === 0) return 0;
+  say(`roundtable guard: commit refused: ${held.size} staged file${held.size === 1 ? ' is' : 's are'} held exclusively by another agent:`);
+  for (const [path, holders] of held) {
+    say(`  ${path}: held by ${holders.map((h) => `${h.agent} (task ${h.task_id})`).join(', ')}`);
+  }
+  say('Ask the holder to release_paths, or wait until its claim ends; unstage those files to commit the rest.');
+  return 1;
+}
+
+export interface InstallOptions {
+  /** The arguments the hook passes to `roundtable-bridge guard` (--url, --profile, --ca, --scope, --strict). */
+  readonly guardArgs: readonly string[];
+  readonly cwd?: string;
+}
+
+const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+
+/** Writes the pre-commit hook; a hook already there (not ours) is kept beside it and run first. Returns what it did. */
+export async function installGuard(options: InstallOptions): Promise<{ hook: string; chained: string | undefined }> {
+  const cwd = options.cwd ?? process.cwd();
+  const raw = (await git(['rev-parse', '--git-path', 'hooks'], cwd)).trim();
+  const hooks = isAbsolute(raw) ? raw : join(cwd, raw);
+  await mkdir(hooks, { recursive: true });
+  const hook = join(hooks, 'pre-commit');
+  const chained = join(hooks, CHAINED_HOOK);
+  const existing = await readFile(hook, 'utf8').catch(() => undefined);
+  const chainedExists = await stat(chained).then(() => true, () => false);
+  if (existing !== undefined && !existing.includes(MARKER)) {
+    if (chainedExists) {
+      throw new BadConfig(`${chained} already exists, so the pre-commit hook there cannot be kept beside it; merge or remove one of them, then run --install again`);
+    }
+    await rename(hook, chained);
+  }
+  const bridge = realpathSync(process.argv[1]!);
+  const script = [
+    '#!/bin/sh',
+    `${MARKER}: refuses a commit touching files another agent holds exclusively on the Roundtable board.`,
+    `# Installed by \`roundtable-bridge guard --install\`. A pre-commit hook that was here before is kept as ${CHAINED_HOOK} and runs first.`,
+    'hooks=$(dirname "$0")',
+    `if [ -x "$hooks/${CHAINED_HOOK}" ]; then "$hooks/${CHAINED_HOOK}" "$@" || exit $?; fi`,
+    `exec ${[process.execPath, bridge, 'guard', ...options.guardArgs].map(quote).join(' ')}`,
+    '',
+  ].join('\n');
+  await writeFile(hook, script, { mode: 0o755 });
+  await chmod(hook, 0o755);
+  const keeps = existing !== undefined && !existing.includes(MARKER) ? chained : chainedExists ? chained : undefined;
+  return { hook, chained: keeps };
+}
