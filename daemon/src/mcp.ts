@@ -10,7 +10,7 @@ import {
   PingRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { Hono } from 'hono';
-import { registerBoardPrompts, registerBoardTools, SERVER_CAPABILITIES, SERVER_INSTRUCTIONS } from 'roundtable-shared';
+import { listedToolsFor, registerBoardPrompts, registerBoardTools, SERVER_CAPABILITIES, SERVER_INSTRUCTIONS } from 'roundtable-shared';
 import type { Agent } from './agents.js';
 import type { ToolDispatcher } from './board/dispatch.js';
 import { asBoardError } from './errors.js';
@@ -46,6 +46,8 @@ function malformedRequest(body: unknown): ReturnType<typeof jsonRpcError> | unde
 function createMcpServer(agent: Agent, dispatcher: ToolDispatcher, requestId: string, signal: AbortSignal): Server {
   const server = new Server({ name: 'roundtable', version: VERSION }, { capabilities: SERVER_CAPABILITIES, instructions: SERVER_INSTRUCTIONS });
   registerBoardTools(server, {
+    // The token is known here: the caller sees the tools its role can use, narrowed to its toolsets.
+    list: () => listedToolsFor({ role: agent.role, toolsets: agent.toolsets }),
     call: (name, args) => dispatcher.call(agent, name, args, { requestId, signal }),
     toErrorBody: (error) => asBoardError(error).toBody(),
   });
