@@ -16,6 +16,7 @@
 //   lease_sweep    how soon 1,000 lapsed leases on a 100,000-task board are reopened (bench/leases.mjs)
 //   ready_set      list_tasks ready and claimable_by_me at 100,000 tasks with 100,000 dependency edges (bench/plans.mjs)
 //   unblock_wake   approval of a last blocker -> the waiting worker's answer, beside create_task's (bench/plans.mjs)
+//   tool_list      tools/list tokens per role on /mcp, now and before (shared/ built from git) (bench/tool-list.mjs)
 // Each section is one async function that starts its own servers on 127.0.0.1 over its own seeded database copy,
 // measures, stops them, and adds rows to the shared report; adding a section means adding a function to SECTIONS.
 //
@@ -31,6 +32,7 @@ import { benchLeaseRenewal, benchLeaseSweep } from './leases.mjs';
 import { benchHookStop } from './hooks.mjs';
 import { benchReadySet, benchUnblockWake } from './plans.mjs';
 import { benchReservations } from './reservations.mjs';
+import { benchToolList } from './tool-list.mjs';
 import { closeSync, copyFileSync, existsSync, fsyncSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -1100,6 +1102,7 @@ const SECTIONS = [
   { name: 'ready_set', run: () => benchReadySet(liveHelpers(), { tasks: CONFIG.listTasks, edges: CONFIG.listTasks, iterations: CONFIG.listIterations, warmup: CONFIG.listWarmup }) },
   { name: 'unblock_wake', run: () => benchUnblockWake(liveHelpers(), { rounds: 200 }) },
   { name: 'reservations', run: () => benchReservations(liveHelpers(), { holders: 200, perTask: 50, rounds: 500 }) },
+  { name: 'tool_list', run: () => benchToolList(liveHelpers()) },
 ];
 
 // ---------------------------------------------------------------------------------------------------------------
