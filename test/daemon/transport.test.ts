@@ -166,6 +166,14 @@ describe('behind a trusted reverse proxy', () => {
   });
 });
 
+describe('keep-alive', () => {
+  it('idle connections are kept 75 s, longer than a reverse proxy keeps its own (nginx: 60 s)', async () => {
+    const response = await fetch(`${board.url}/status`);
+    await response.arrayBuffer();
+    expect(response.headers.get('keep-alive')).toBe('timeout=75');
+  });
+});
+
 describe('MCP transport rules', () => {
   it('GET without SSE support is 405', async () => {
     const answer = await raw({ path: '/mcp', headers: { ...mcpHeaders(), accept: 'text/event-stream' } });
