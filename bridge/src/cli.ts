@@ -6,7 +6,6 @@ import { findToken, noTokenLine, type FoundToken } from './credentials.js';
 import { BadConfig, BridgeError, DaemonUnreachable, KeychainTimeout } from './errors.js';
 import { deleteTokenFromKeychain, KEYCHAIN_SERVICE, storeTokenInKeychain } from './keychain.js';
 import { log, setVerbose } from './log.js';
-import { serveStdio } from './serve.js';
 import { AudienceCache, audienceOf } from './tool-audience.js';
 import { print, promptHidden, readAllStdin } from './terminal.js';
 import { VERSION } from './version.js';
@@ -74,6 +73,9 @@ async function serve(config: BridgeConfig, toolsets: ReturnType<typeof parseTool
     }
   };
   const audienceCache = new AudienceCache({ baseUrl: config.baseUrl, account: config.account });
+  // The MCP server (the SDK's server side, the tool list) is loaded only to serve: hooks, which run at the end of every
+  // turn, and the other commands never pay for it.
+  const { serveStdio } = await import('./serve.js');
   await serveStdio({ client: clientFor(config, token), version: VERSION, toolsets, audienceCache });
   log.debug('serving over stdio', { board: config.baseUrl });
   // Looked up once in the background after start, so tools/list is not held up by the keychain, and a bridge
