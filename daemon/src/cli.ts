@@ -13,6 +13,7 @@ import { log } from './log.js';
 import { startBoard } from './server.js';
 import { SchemaTooNew } from './store/migrate.js';
 import { VERSION } from './version.js';
+import { describeDatabase } from './store/open.js';
 
 const OPTIONS = {
   json: { type: 'boolean' },
@@ -170,7 +171,7 @@ async function run(config: Config): Promise<void> {
   process.on('SIGHUP', () => board?.reload());
   board = await startBoard(config);
   process.stdout.write(`Roundtable ${VERSION} listening on ${board.url}/mcp (status: ${board.url}/status, web page: ${board.url}/)\n`);
-  log.info('board started', { url: board.url, db: config.dbPath, agents: config.agentsConfigPath });
+  log.info('board started', { url: board.url, db: describeDatabase(config), agents: config.agentsConfigPath });
   if (stopRequested) await shutdown(board, stopRequested);
 }
 

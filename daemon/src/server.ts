@@ -18,11 +18,10 @@ import { Room } from './board/room.js';
 import { LocalEventBus } from './events.js';
 import { ToolDispatcher } from './board/dispatch.js';
 import type { Config } from './config.js';
-import { lockDatabase } from './db-lock.js';
 import { plainHttpExposure } from './exposure.js';
 import { log } from './log.js';
 import { RateLimiter } from './rate-limit.js';
-import { SqliteStore } from './store/sqlite.js';
+import { openStore } from './store/open.js';
 
 const FIRST_BACKUP_DELAY_MS = 10_000;
 
@@ -74,14 +73,8 @@ export async function startBoard(config: Config): Promise<RunningBoard> {
     log.warn('agents.json holds a plaintext token; replace it with token_sha256 (roundtable agents rotate NAME)', { file: config.agentsConfigPath, agent: name });
   }
   const tls = config.tls ? { cert: readFileSync(config.tls.certPath), key: readFileSync(config.tls.keyPath) } : undefined;
-  const unlock = lockDatabase(config.dbPath);
-  let store: SqliteStore;
-  try {
-    store = new SqliteStore({ path: config.dbPath });
-  } catch (error) {
-    unlock();
-    throw error;
-  }
+  const opened = await openStore(config);
+  const { store } = opened;
   const events = new LocalEventBus();
   const leases = new Leases({ store, events, ttlMs: config.leaseTtlMs });
   const deps = { store, agents: registry.directory, boardName: config.boardName, events, leases };
@@ -115,8 +108,7 @@ export async function startBoard(config: Config): Promise<RunningBoard> {
       () => resolve(s),
     );
     s.once('error', (error) => {
-      store.close().finally(unlock);
-      reject(error);
+      opened.close().finally(() => reject(error));
     });
   });
   const inFlight = trackInFlight(server);
@@ -139,7 +131,7 @@ export async function startBoard(config: Config): Promise<RunningBoard> {
     if (backupRunning) return;
     backupRunning = true;
     try {
-      const outcome = await takeBackup(store.db, config.backup);
+      const outcome = await takeBackup(opened.sqlite!, config.backup);
       if (outcome.taken) log.info('backup taken', { file: outcome.file, bytes: outcome.bytes, pruned: outcome.pruned.length });
       else log.warn('backup skipped', { reason: outcome.reason });
     } catch (error) {
@@ -148,7 +140,8 @@ export async function startBoard(config: Config): Promise<RunningBoard> {
       backupRunning = false;
     }
   };
-  if (config.backup.intervalMs > 0) {
+  // On PostgreSQL the database is backed up with PostgreSQL's own tools (pg_dump, base backups): see docs/DEPLOY.md.
+  if (config.backup.intervalMs > 0 && opened.sqlite) {
     timers.push(setInterval(() => void backup(), config.backup.intervalMs));
     // A board whose newest backup is older than one interval (or that has none) gets one soon after start.
     if (newestBackupAgeMs(config.backup.dir) > config.backup.intervalMs) timers.push(setTimeout(() => void backup(), FIRST_BACKUP_DELAY_MS));
@@ -175,8 +168,7 @@ export async function startBoard(config: Config): Promise<RunningBoard> {
         (server as unknown as { closeIdleConnections?: () => void }).closeIdleConnections?.();
         void inFlight.drained().then(() => (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.());
       });
-      await store.close();
-      unlock();
+      await opened.close();
     },
   };
 }
