@@ -38,7 +38,7 @@ export interface StartOptions {
   /** Which store the daemon runs on (default SQLite). PostgreSQL gets a fresh database, unless databaseUrl names one. */
   store?: StoreName | StoreKind;
   /** On PostgreSQL: share this database (several daemons on one board). */
-  databaseUrl?: string;
+  databaseUrl?: string | undefined;
 }
 
 export interface TestBoard {

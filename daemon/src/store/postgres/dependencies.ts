@@ -99,12 +99,3 @@ export async function countReady(db: Db): Promise<number> {
   const [row] = await db`SELECT COUNT(*) AS n FROM tasks WHERE status = 'open' AND blocker_count = 0`;
   return Number(row?.['n'] ?? 0);
 }
-
-export async function stranded(db: Db, scope: 'all' | 'created' | 'none', agent: string): Promise<number[]> {
-  if (scope === 'none') return [];
-  const rows =
-    scope === 'all'
-      ? await db<Array<{ id: number }>>`SELECT id FROM tasks WHERE cancelled_blocker_count > 0 AND status NOT IN ('done', 'cancelled') ORDER BY id`
-      : await db<Array<{ id: number }>>`SELECT id FROM tasks WHERE cancelled_blocker_count > 0 AND created_by = ${agent} AND status NOT IN ('done', 'cancelled') ORDER BY id`;
-  return rows.map((r) => r.id);
-}

@@ -146,7 +146,7 @@ export class PostgresStore implements BoardStore {
     return this.read((tx) => room.getRoomMessage(tx, id));
   }
   pendingFor(query: PendingQuery): Promise<PendingCounts> {
-    return this.read((tx) => room.pendingFor(tx, query));
+    return room.pendingFor(this.sql, query);
   }
   markReviewsSeen(agent: string, upToId: number): Promise<void> {
     return this.write((tx) => room.markReviewsSeen(tx, agent, upToId));

@@ -2,7 +2,6 @@
 import type { PendingCounts, PendingQuery, ReceiptRow, ReviewNotice, StoredRoomMessage, NewRoomMessage, WriteExtras } from '../store.js';
 import { recordExtras } from './audit.js';
 import type { Db, Tx } from './connection.js';
-import { stranded } from './dependencies.js';
 
 interface RoomRow {
   id: number;
@@ -70,27 +69,34 @@ export async function getRoomMessage(tx: Tx, id: number): Promise<{ message: Sto
   return { message: toRoomMessage(row), receipts: [...receipts] };
 }
 
-export async function pendingFor(tx: Tx, query: PendingQuery): Promise<PendingCounts> {
-  const [cursor] = await tx<Array<{ room_read_id: number; review_seen_id: number }>>`SELECT room_read_id, review_seen_id FROM agent_cursors WHERE agent = ${query.agent}`;
-  const after = cursor?.room_read_id ?? 0;
-  const reviewAfter = cursor?.review_seen_id ?? 0;
-  const count = async (rows: Promise<readonly Record<string, unknown>[]>) => Number((await rows)[0]?.['n'] ?? 0);
-  const toReview =
-    query.reviews === 'all'
-      ? await count(tx`SELECT COUNT(*) AS n FROM tasks WHERE status = 'submitted'`)
-      : query.reviews === 'others'
-        ? await count(tx`SELECT COUNT(*) AS n FROM tasks WHERE status = 'submitted' AND assignee != ${query.agent}`)
-        : 0;
+/** One statement (one snapshot, one round trip): a woken waiter answers as soon as it can. */
+export async function pendingFor(db: Db, query: PendingQuery): Promise<PendingCounts> {
+  const stranded = query.stranded ?? 'none';
+  const [row] = await db<Array<{ unread: number; claimable: number; to_review: number; stranded: number[]; reviews: ReviewNotice[] }>>`
+    WITH c AS (
+      SELECT COALESCE((SELECT room_read_id FROM agent_cursors WHERE agent = ${query.agent}), 0) AS room_after,
+             COALESCE((SELECT review_seen_id FROM agent_cursors WHERE agent = ${query.agent}), 0) AS review_after
+    )
+    SELECT
+      (SELECT COUNT(*) FROM room_messages m WHERE m.id > c.room_after AND m.author != ${query.agent}
+        AND (m.recipients = 'all' OR EXISTS (SELECT 1 FROM room_receipts r WHERE r.agent = ${query.agent} AND r.message_id = m.id))) AS unread,
+      CASE WHEN ${query.claims} THEN (SELECT COUNT(*) FROM tasks WHERE status = 'open' AND blocker_count = 0 AND (assignee IS NULL OR assignee = ${query.agent})
+        AND NOT EXISTS (SELECT 1 FROM task_skills s WHERE s.task_id = tasks.id AND s.skill <> ALL(${[...query.skills]}::text[]))) ELSE 0 END AS claimable,
+      CASE ${query.reviews}::text
+        WHEN 'all' THEN (SELECT COUNT(*) FROM tasks WHERE status = 'submitted')
+        WHEN 'others' THEN (SELECT COUNT(*) FROM tasks WHERE status = 'submitted' AND assignee != ${query.agent})
+        ELSE 0 END AS to_review,
+      ARRAY(SELECT id FROM tasks WHERE cancelled_blocker_count > 0 AND status NOT IN ('done', 'cancelled')
+        AND (${stranded}::text = 'all' OR (${stranded}::text = 'created' AND created_by = ${query.agent})) ORDER BY id) AS stranded,
+      COALESCE((SELECT json_agg(r ORDER BY r.id) FROM (SELECT id, task_id, verdict, reviewer, created_at FROM reviews
+        WHERE submitter = ${query.agent} AND id > c.review_after) r), '[]'::json) AS reviews
+    FROM c`;
   return {
-    unreadMessages: await count(tx`SELECT COUNT(*) AS n FROM room_messages m WHERE m.id > ${after} AND m.author != ${query.agent}
-      AND (m.recipients = 'all' OR EXISTS (SELECT 1 FROM room_receipts r WHERE r.agent = ${query.agent} AND r.message_id = m.id))`),
-    claimableTasks: query.claims
-      ? await count(tx`SELECT COUNT(*) AS n FROM tasks WHERE status = 'open' AND blocker_count = 0 AND (assignee IS NULL OR assignee = ${query.agent})
-          AND NOT EXISTS (SELECT 1 FROM task_skills s WHERE s.task_id = tasks.id AND s.skill <> ALL(${[...query.skills]}::text[]))`)
-      : 0,
-    strandedTasks: await stranded(tx, query.stranded ?? 'none', query.agent),
-    toReview,
-    reviews: [...(await tx<ReviewNotice[]>`SELECT id, task_id, verdict, reviewer, created_at FROM reviews WHERE submitter = ${query.agent} AND id > ${reviewAfter} ORDER BY id`)],
+    unreadMessages: Number(row!.unread),
+    claimableTasks: Number(row!.claimable),
+    strandedTasks: row!.stranded,
+    toReview: Number(row!.to_review),
+    reviews: row!.reviews,
   };
 }
 
