@@ -75,7 +75,8 @@ export async function startBoard(config: Config): Promise<RunningBoard> {
   const tls = config.tls ? { cert: readFileSync(config.tls.certPath), key: readFileSync(config.tls.keyPath) } : undefined;
   const opened = await openStore(config);
   const { store } = opened;
-  const events = new LocalEventBus();
+  // One daemon: events stay in the process. Several on PostgreSQL: they also travel by LISTEN/NOTIFY.
+  const events = opened.shared?.events ?? new LocalEventBus();
   const leases = new Leases({ store, events, ttlMs: config.leaseTtlMs });
   const deps = { store, agents: registry.directory, boardName: config.boardName, events, leases };
   const presence = new Presence(deps);
@@ -90,12 +91,12 @@ export async function startBoard(config: Config): Promise<RunningBoard> {
     presence,
     store,
     leases,
-    limiter: new RateLimiter({ perMinute: config.rateLimitPerMinute }),
+    limiter: opened.shared?.toolCallLimit(config.rateLimitPerMinute) ?? new RateLimiter({ perMinute: config.rateLimitPerMinute }),
     reservations: new PathReservations(deps),
   });
   // Claims that lapsed while the daemon was down reopen before it listens; from here one timer follows the next expiry.
   await leases.start();
-  const { app, web } = createApp({ config, store, agents: registry.directory, dispatcher, leases, events, view: { board, room, presence } });
+  const { app, web } = createApp({ config, store, agents: registry.directory, dispatcher, leases, events, view: { board, room, presence }, sharedSessions: opened.shared?.sessions });
 
   const server: ServerType = await new Promise((resolve, reject) => {
     const s = serve(

@@ -5,7 +5,7 @@ import type { z } from 'zod';
 import type { Agent } from '../agents.js';
 import { asBoardError, InvalidInput, NotFound, RateLimited } from '../errors.js';
 import { log, logger } from '../log.js';
-import type { RateLimiter } from '../rate-limit.js';
+import type { RateLimit } from '../rate-limit.js';
 import { AuditTicket, IdempotencyKeyTaken, type BoardStore } from '../store/store.js';
 import type { Board, CallContext, IdempotencyClaim } from './board.js';
 import type { Leases } from './leases.js';
@@ -32,7 +32,7 @@ export interface ToolDispatcherOptions {
   readonly presence: Presence;
   readonly store: BoardStore;
   readonly leases: Leases;
-  readonly limiter: RateLimiter;
+  readonly limiter: RateLimit;
   readonly reservations: PathReservations;
 }
 
@@ -81,7 +81,7 @@ export class ToolDispatcher {
     const started = performance.now();
     try {
       if (!tool || !handler) throw new NotFound(`no tool is called "${toolName}"; tools/list shows the tools there are`);
-      const wait = this.options.limiter.take(agent.name);
+      const wait = await this.options.limiter.take(agent.name);
       if (wait > 0) throw new RateLimited(wait);
       const input = parseInput(tool, args);
       const claim = options.idempotencyKey !== undefined && tool.mutates ? idempotencyClaim(agent, tool, input, options.idempotencyKey) : undefined;

@@ -23,6 +23,7 @@ export class Leases {
   private sweeping: Promise<void> | undefined;
   private readonly lastRenewal = new Map<string, number>();
   private closed = false;
+  private unsubscribe: (() => void) | undefined;
 
   constructor(private readonly options: LeaseOptions) {}
 
@@ -40,6 +41,10 @@ export class Leases {
 
   /** Sweeps now and arms the timer: a claim that lapsed while the daemon was down reopens at start. */
   async start(): Promise<void> {
+    // A lease granted through another daemon on the same database arrives as an event: arm the timer for it too.
+    this.unsubscribe = this.options.events.subscribe((event) => {
+      if (event.type === 'task' && event.task.status === 'claimed' && event.task.lease_expires_at) this.granted(Date.parse(event.task.lease_expires_at));
+    });
     await this.sweep();
   }
 
@@ -124,6 +129,7 @@ export class Leases {
 
   close(): void {
     this.closed = true;
+    this.unsubscribe?.();
     clearTimeout(this.timer);
   }
 }

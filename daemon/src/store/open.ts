@@ -2,14 +2,15 @@
 import type Database from 'better-sqlite3';
 import type { Config } from '../config.js';
 import { lockDatabase } from '../db-lock.js';
+import type { SharedState } from './postgres/shared.js';
 import type { BoardStore } from './store.js';
 
 export interface OpenedStore {
   readonly store: BoardStore;
   /** The SQLite handle, for the backup schedule; undefined on PostgreSQL, whose backups are PostgreSQL's own tools. */
   readonly sqlite: Database.Database | undefined;
-  /** On PostgreSQL: the connection URL, for the shared event bus and the other shared state. */
-  readonly databaseUrl: string | undefined;
+  /** On PostgreSQL: what several daemons on the board share (events, rate limits, web sessions); else undefined. */
+  readonly shared: SharedState | undefined;
   /** Closes the store and lets go of the SQLite file's lock. */
   close(): Promise<void>;
 }
@@ -17,9 +18,24 @@ export interface OpenedStore {
 export async function openStore(config: Config): Promise<OpenedStore> {
   if (config.databaseUrl) {
     // Loaded only when asked for, so a SQLite board never reads the PostgreSQL driver.
-    const { PostgresStore } = await import('./postgres/index.js');
+    const [{ PostgresStore }, { startSharedState }] = await Promise.all([import('./postgres/index.js'), import('./postgres/shared.js')]);
     const store = await PostgresStore.open({ url: config.databaseUrl });
-    return { store, sqlite: undefined, databaseUrl: config.databaseUrl, close: () => store.close() };
+    let shared: SharedState;
+    try {
+      shared = await startSharedState(store.sql);
+    } catch (error) {
+      await store.close();
+      throw error;
+    }
+    return {
+      store,
+      sqlite: undefined,
+      shared,
+      async close() {
+        await shared.close();
+        await store.close();
+      },
+    };
   }
   // One daemon per SQLite file: a second one would corrupt nothing, but its in-memory state would disagree.
   const unlock = lockDatabase(config.dbPath);
@@ -29,7 +45,7 @@ export async function openStore(config: Config): Promise<OpenedStore> {
     return {
       store,
       sqlite: store.db,
-      databaseUrl: undefined,
+      shared: undefined,
       async close() {
         await store.close();
         unlock();
