@@ -31,6 +31,7 @@ import { benchLeaseRenewal, benchLeaseSweep } from './leases.mjs';
 import { benchHookStop } from './hooks.mjs';
 import { benchReadySet, benchUnblockWake } from './plans.mjs';
 import { benchReservations } from './reservations.mjs';
+import { benchPgClaims, benchPgWake } from './postgres.mjs';
 import { closeSync, copyFileSync, existsSync, fsyncSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -1100,6 +1101,8 @@ const SECTIONS = [
   { name: 'ready_set', run: () => benchReadySet(liveHelpers(), { tasks: CONFIG.listTasks, edges: CONFIG.listTasks, iterations: CONFIG.listIterations, warmup: CONFIG.listWarmup }) },
   { name: 'unblock_wake', run: () => benchUnblockWake(liveHelpers(), { rounds: 200 }) },
   { name: 'reservations', run: () => benchReservations(liveHelpers(), { holders: 200, perTask: 50, rounds: 500 }) },
+  { name: 'pg_claims', run: () => benchPgClaims(liveHelpers(), { concurrency: 24, seed: 100_000, warmupMs: 1000, measureMs: 5000 }) },
+  { name: 'pg_wake', run: () => benchPgWake(liveHelpers(), { rounds: 200 }) },
 ];
 
 // ---------------------------------------------------------------------------------------------------------------

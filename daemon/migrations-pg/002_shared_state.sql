@@ -1,6 +1,7 @@
 -- What one daemon kept in memory and several daemons on one board must share.
--- Rate-limit buckets per agent: a token bucket updated in one statement, on the database's clock.
-CREATE TABLE rate_buckets (
+-- Rate-limit buckets per agent: a token bucket updated in one statement, on the database's clock. UNLOGGED: every
+-- tool call updates it, and a bucket is not worth a WAL flush; after a crash PostgreSQL empties it (full buckets).
+CREATE UNLOGGED TABLE rate_buckets (
   key TEXT COLLATE "C" PRIMARY KEY,
   tokens DOUBLE PRECISION NOT NULL,
   updated_ms DOUBLE PRECISION NOT NULL,
