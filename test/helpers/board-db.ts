@@ -6,8 +6,11 @@ import type { TestBoard } from './board.js';
 import { DbReader, type DbSnapshot } from './db-snapshot.js';
 import { connectTo } from './postgres.js';
 
-/** Tables whose rows a refused call may add to: every call, refused or not, appends its audit row. */
-const APPEND_ONLY_ON_REFUSAL = new Set(['audit_log']);
+/**
+ * Tables a refused call still writes: every call, refused or not, appends its audit row, and on PostgreSQL takes a
+ * token from its agent's rate-limit bucket (in memory on SQLite).
+ */
+const APPEND_ONLY_ON_REFUSAL = new Set(['audit_log', 'rate_buckets']);
 
 export interface BoardDb {
   snapshot(): Promise<DbSnapshot>;
