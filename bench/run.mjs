@@ -33,6 +33,7 @@ import { benchHookStop } from './hooks.mjs';
 import { benchReadySet, benchUnblockWake } from './plans.mjs';
 import { benchReservations } from './reservations.mjs';
 import { benchToolList } from './tool-list.mjs';
+import { benchPgClaims, benchPgWake } from './postgres.mjs';
 import { closeSync, copyFileSync, existsSync, fsyncSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -1103,6 +1104,8 @@ const SECTIONS = [
   { name: 'unblock_wake', run: () => benchUnblockWake(liveHelpers(), { rounds: 200 }) },
   { name: 'reservations', run: () => benchReservations(liveHelpers(), { holders: 200, perTask: 50, rounds: 500 }) },
   { name: 'tool_list', run: () => benchToolList(liveHelpers()) },
+  { name: 'pg_claims', run: () => benchPgClaims(liveHelpers(), { concurrency: 24, seed: 100_000, warmupMs: 1000, measureMs: 5000 }) },
+  { name: 'pg_wake', run: () => benchPgWake(liveHelpers(), { rounds: 200 }) },
 ];
 
 // ---------------------------------------------------------------------------------------------------------------

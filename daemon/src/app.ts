@@ -15,6 +15,7 @@ import { mcpRoutes } from './mcp.js';
 import { RateLimiter } from './rate-limit.js';
 import { statusRoutes } from './status.js';
 import type { BoardStore } from './store/store.js';
+import type { SharedSessions } from './web/sessions.js';
 import { createWebView, WEB_READ_PATHS, WEB_WRITE_PATHS, type ViewSources, type WebView } from './web/index.js';
 
 export interface AppOptions {
@@ -26,6 +27,8 @@ export interface AppOptions {
   readonly events: EventBus;
   /** The board's parts the web page reads through (the same instances the dispatcher uses). */
   readonly view: ViewSources;
+  /** Several daemons on one PostgreSQL board: web sessions kept in the database. */
+  readonly sharedSessions?: SharedSessions | undefined;
 }
 
 export interface BoardApp {
@@ -71,6 +74,7 @@ export function createApp(options: AppOptions): BoardApp {
     trustProxy: config.trustProxy,
     sources: options.view,
     maxEventStreams: config.maxEventStreams,
+    sharedSessions: options.sharedSessions,
   });
   const pageGuard = hostGuard({ allowedHosts: config.allowedHosts, refusalStatus: 404, trustProxy: config.trustProxy });
   for (const path of WEB_READ_PATHS) app.use(path, pageGuard);

@@ -5,7 +5,7 @@ import { ROLES, type Role } from 'roundtable-shared';
 import { AgentsFileError } from './agents.js';
 import { readCommandLine, UsageError, type OptionSpec, type ParsedLine } from './cli-args.js';
 import { backupDatabaseFile, BackupError, listBackups, restoreBackup } from './backup.js';
-import { DatabaseInUse } from './db-lock.js';
+import { DatabaseInUse, daemonUsing } from './db-lock.js';
 import { runDoctor } from './doctor.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { AgentsFileExists, describeIssued, initAgentsFile } from './init.js';
@@ -13,6 +13,8 @@ import { log } from './log.js';
 import { startBoard } from './server.js';
 import { SchemaTooNew } from './store/migrate.js';
 import { VERSION } from './version.js';
+import { describeDatabase } from './store/open.js';
+import { MigrationRefused } from './store/migration-refused.js';
 
 const OPTIONS = {
   json: { type: 'boolean' },
@@ -22,6 +24,7 @@ const OPTIONS = {
   toolsets: { type: 'string', example: 'tasks,room' },
   // Not --env-file: Node 20 itself takes that flag from anywhere on the command line (nodejs/node#50993).
   env: { type: 'string', example: '/etc/roundtable/roundtable.env' },
+  to: { type: 'string', example: 'postgres://roundtable@db.internal/roundtable' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'v' },
 } as const satisfies Record<string, OptionSpec>;
@@ -68,6 +71,12 @@ const COMMANDS: Readonly<Record<string, CommandSpec>> = {
     args: [{ name: 'FILE', missing: 'a FILE from `roundtable backup --list`' }],
   },
   doctor: { usage: 'doctor', summary: 'check config, database, backups, disk, TLS and the port; say how to fix', options: [], args: [] },
+  migrate: {
+    usage: 'migrate --to postgres://USER@HOST/DB',
+    summary: 'copy the SQLite board (audit log included) into an empty PostgreSQL database and check the counts (the board must be stopped)',
+    options: ['to'],
+    args: [],
+  },
 };
 const AGENT_ACTIONS = Object.keys(COMMANDS)
   .filter((key) => key.startsWith('agents '))
@@ -107,7 +116,7 @@ Configuration comes from environment variables (see README): ROUNDTABLE_HOST, RO
 ROUNDTABLE_DB_PATH, ROUNDTABLE_AGENTS_CONFIG, ROUNDTABLE_NAME, ROUNDTABLE_RATE_LIMIT_PER_MINUTE,
 ROUNDTABLE_ALLOWED_HOSTS, ROUNDTABLE_TLS_CERT, ROUNDTABLE_TLS_KEY, ROUNDTABLE_BACKUP_DIR,
 ROUNDTABLE_BACKUP_INTERVAL, ROUNDTABLE_BACKUP_KEEP, ROUNDTABLE_BACKUP_MIN_FREE_MB, ROUNDTABLE_TRUST_PROXY,
-ROUNDTABLE_MAX_EVENT_STREAMS, ROUNDTABLE_LOG_LEVEL.
+ROUNDTABLE_MAX_EVENT_STREAMS, ROUNDTABLE_LOG_LEVEL, ROUNDTABLE_LEASE_TTL, ROUNDTABLE_DATABASE_URL.
 `;
 
 interface Invocation {
@@ -143,6 +152,9 @@ function resolveCommand(line: ParsedLine): Invocation {
   if (line.values['role'] !== undefined && !isRole(String(line.values['role']))) {
     throw new UsageError(`--role must be one of ${ROLES.join(', ')} (got "${String(line.values['role'])}")`, usage);
   }
+  if (command === 'migrate' && (typeof line.values['to'] !== 'string' || !/^postgres(ql)?:\/\/\S+$/.test(line.values['to']))) {
+    throw new UsageError('roundtable migrate needs --to with a PostgreSQL URL such as postgres://roundtable@db.internal/roundtable', usage);
+  }
   if (command === 'agents set' && line.values['role'] === undefined && line.values['skills'] === undefined && line.values['toolsets'] === undefined) {
     throw new UsageError('roundtable agents set needs --role, --skills, --toolsets, or several of them', usage);
   }
@@ -150,7 +162,7 @@ function resolveCommand(line: ParsedLine): Invocation {
 }
 
 /** Errors a user can fix; printed as one line, without a stack. */
-const EXPECTED_ERRORS = [ConfigError, AgentsFileError, AgentsFileExists, SchemaTooNew, BackupError, DatabaseInUse];
+const EXPECTED_ERRORS = [ConfigError, AgentsFileError, AgentsFileExists, SchemaTooNew, BackupError, DatabaseInUse, MigrationRefused];
 
 function init(config: Config, json: boolean): void {
   const issued = initAgentsFile(config.agentsConfigPath);
@@ -171,7 +183,7 @@ async function run(config: Config): Promise<void> {
   process.on('SIGHUP', () => board?.reload());
   board = await startBoard(config);
   process.stdout.write(`Roundtable ${VERSION} listening on ${board.url}/mcp (status: ${board.url}/status, web page: ${board.url}/)\n`);
-  log.info('board started', { url: board.url, db: config.dbPath, agents: config.agentsConfigPath });
+  log.info('board started', { url: board.url, db: describeDatabase(config), agents: config.agentsConfigPath });
   if (stopRequested) await shutdown(board, stopRequested);
 }
 
@@ -240,7 +252,12 @@ function agentsCommand(config: Config, { command, args, values }: Invocation): v
   }
 }
 
+/** On PostgreSQL, backups are PostgreSQL's own: the board does not wrap pg_dump (docs/DECISIONS.md, issue 16). */
+const POSTGRES_BACKUPS =
+  "the board is on PostgreSQL (ROUNDTABLE_DATABASE_URL): back it up and restore it with PostgreSQL's own tools, e.g. `pg_dump --format=custom --file=board.dump DBNAME` and `pg_restore`, or base backups with WAL archiving (docs/DEPLOY.md)";
+
 async function backupCommand(config: Config, list: boolean): Promise<void> {
+  if (config.databaseUrl) throw new BackupError(POSTGRES_BACKUPS);
   if (list) {
     for (const name of listBackups(config.backup.dir)) process.stdout.write(`${name}\n`);
     return;
@@ -250,7 +267,26 @@ async function backupCommand(config: Config, list: boolean): Promise<void> {
   process.stdout.write(`Backup written and checked: ${outcome.file} (${outcome.bytes} bytes)${outcome.pruned.length ? `; pruned ${outcome.pruned.length} old` : ''}\n`);
 }
 
+/** Copies the SQLite board at ROUNDTABLE_DB_PATH into an empty PostgreSQL database; the URL is never printed. */
+async function migrateCommand(config: Config, to: string): Promise<void> {
+  if (!existsSync(config.dbPath)) throw new MigrationRefused(`no SQLite board at ${config.dbPath}; set ROUNDTABLE_DB_PATH to the board to copy`);
+  const pid = daemonUsing(config.dbPath);
+  if (pid !== undefined) throw new MigrationRefused(`a roundtable daemon (pid ${pid}) is using ${config.dbPath}; stop it first, so that no write is left behind`);
+  const [{ SqliteStore }, { copyBoard }] = await Promise.all([import('./store/sqlite.js'), import('./store/postgres/copy-board.js')]);
+  const store = new SqliteStore({ path: config.dbPath });
+  try {
+    const { rows } = await copyBoard(store.db, to);
+    const target = describeDatabase({ ...config, databaseUrl: to });
+    process.stdout.write(`Copied ${config.dbPath} into ${target}; every table has as many rows on both sides:\n`);
+    for (const [table, count] of Object.entries(rows)) process.stdout.write(`  ${table.padEnd(18)} ${count}\n`);
+    process.stdout.write('Start the daemons with ROUNDTABLE_DATABASE_URL set to that database; keep the SQLite file as a backup.\n');
+  } finally {
+    await store.close();
+  }
+}
+
 function restoreCommand(config: Config, file: string): void {
+  if (config.databaseUrl) throw new BackupError(POSTGRES_BACKUPS);
   const { restored, keptAside } = restoreBackup(file, { dbPath: config.dbPath, backupDir: config.backup.dir });
   process.stdout.write(`Restored ${config.dbPath} from ${restored}.${keptAside ? ` The previous database is kept as ${keptAside}.` : ''}\n`);
 }
@@ -305,6 +341,8 @@ async function main(argv: string[]): Promise<void> {
     case 'doctor':
       process.exitCode = await runDoctor(config);
       return;
+    case 'migrate':
+      return migrateCommand(config, String(values['to']));
     default:
       return agentsCommand(config, invocation);
   }

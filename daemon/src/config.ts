@@ -44,6 +44,10 @@ const duration = z
     const unit = { s: 1, m: 60, h: 3600, d: 86400 }[(match[2] ?? 's').toLowerCase() as 's' | 'm' | 'h' | 'd'];
     return Math.round(Number(match[1]) * unit * 1000);
   });
+/** A PostgreSQL connection URL; its password is never repeated in an error (the message names the variable only). */
+const databaseUrl = z.string().refine((v) => /^postgres(ql)?:\/\/[^\s]+$/.test(v), {
+  error: 'a PostgreSQL URL such as postgres://roundtable@db.internal:5432/roundtable (unset it to keep the board on SQLite)',
+});
 const flag = z.enum(['0', '1', 'true', 'false', 'yes', 'no'], { error: 'true or false' }).transform((v) => ['1', 'true', 'yes'].includes(v));
 const positiveInt = z.coerce.number().int().min(1);
 
@@ -69,6 +73,7 @@ const envSchema = z.object({
   ROUNDTABLE_BACKUP_MIN_FREE_MB: z.coerce.number().int().min(0).max(10_000_000).default(100),
   ROUNDTABLE_TRUST_PROXY: flag.default(false),
   ROUNDTABLE_LEASE_TTL: duration.default(600_000).pipe(z.number().min(1000, 'at least 1s: a claim needs time to be renewed')),
+  ROUNDTABLE_DATABASE_URL: databaseUrl.optional(),
 });
 
 export interface Config {
@@ -95,6 +100,8 @@ export interface Config {
   readonly trustProxy: boolean;
   /** How long a claim lasts without a renewing call or heartbeat by its holder. */
   readonly leaseTtlMs: number;
+  /** ROUNDTABLE_DATABASE_URL: the board lives in PostgreSQL, shared by every daemon given the same URL; else SQLite at dbPath. */
+  readonly databaseUrl: string | undefined;
 }
 
 export class ConfigError extends Error {}
@@ -105,6 +112,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!parsed.success) {
     const lines = parsed.error.issues.map((issue) => {
       const name = String(issue.path[0]);
+      // A database URL may carry a password: name the variable, never echo its value.
+      if (name === 'ROUNDTABLE_DATABASE_URL') return `${name}: ${issue.message}`;
       return `${name}=${JSON.stringify(env[name] ?? '')}: ${issue.message}`;
     });
     throw new ConfigError(`invalid environment: ${lines.join('; ')}`);
@@ -135,5 +144,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxEventStreams: e.ROUNDTABLE_MAX_EVENT_STREAMS,
     trustProxy: e.ROUNDTABLE_TRUST_PROXY,
     leaseTtlMs: e.ROUNDTABLE_LEASE_TTL,
+    databaseUrl: e.ROUNDTABLE_DATABASE_URL,
   });
 }

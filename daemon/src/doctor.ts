@@ -13,6 +13,7 @@ import type { Config } from './config.js';
 import { daemonUsing } from './db-lock.js';
 import { isLoopback, plainHttpExposure } from './exposure.js';
 import { CODE_SCHEMA_VERSION } from './store/migrate.js';
+import { describeDatabase } from './store/open.js';
 import { VERSION } from './version.js';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail';
@@ -90,7 +91,7 @@ function openTo(mode: number): string | undefined {
 // ---- the checks ----
 
 export function checkConfig(config: Config): CheckResult {
-  const base = `${boardUrl(config)}, database ${resolve(config.dbPath)}, agents ${resolve(config.agentsConfigPath)}`;
+  const base = `${boardUrl(config)}, database ${config.databaseUrl ? describeDatabase(config) : resolve(config.dbPath)}, agents ${resolve(config.agentsConfigPath)}`;
   const findings: Finding[] = [];
   const exposure = plainHttpExposure(config);
   if (exposure) findings.push({ status: 'warn', detail: exposure.detail, fix: exposure.fix });
@@ -453,11 +454,23 @@ export async function checkPort(config: Config): Promise<CheckResult> {
   return result('port', 'warn', `no daemon running (nothing answers at ${url})`, startFix);
 }
 
+/** On PostgreSQL (ROUNDTABLE_DATABASE_URL) the database and its backups are checked as PostgreSQL's. */
+async function checkDatabaseOf(config: Config): Promise<CheckResult> {
+  if (!config.databaseUrl) return checkDatabase(config);
+  const { checkPostgres } = await import('./store/postgres/doctor-check.js');
+  return checkPostgres(config.databaseUrl, describeDatabase(config));
+}
+
+function checkBackupsOf(config: Config): CheckResult {
+  if (!config.databaseUrl) return checkBackups(config);
+  return result('backups', 'ok', "the board is on PostgreSQL: its backups are PostgreSQL's own (pg_dump or base backups), not checked here");
+}
+
 export const CHECKS: ReadonlyArray<readonly [string, Check]> = [
   ['config', checkConfig],
   ['agents', checkAgents],
-  ['database', checkDatabase],
-  ['backups', (config) => checkBackups(config)],
+  ['database', checkDatabaseOf],
+  ['backups', checkBackupsOf],
   ['disk', checkDisk],
   ['tls', (config) => checkTls(config)],
   ['port', checkPort],

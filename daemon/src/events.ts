@@ -15,6 +15,8 @@ export type BoardEvent =
         /** Open but waiting on unfinished dependencies: nobody may claim it yet. */
         readonly blocked?: boolean;
         readonly created_by?: string;
+        /** A claim's lease: a daemon that did not grant it (several on one database) learns when to sweep. */
+        readonly lease_expires_at?: string | null;
       };
       /** For reviews: whose submission was judged. */
       readonly submitter?: string | null;

@@ -1,5 +1,10 @@
 // Token-bucket rate limiting per key (an agent for tool calls, a client IP for /status).
 
+/** Takes one token for a key: 0 when allowed, else the whole seconds to wait. Shared through the database on PostgreSQL. */
+export interface RateLimit {
+  take(key: string): number | Promise<number>;
+}
+
 interface Bucket {
   tokens: number;
   updatedAt: number;
@@ -11,7 +16,7 @@ export interface RateLimiterOptions {
   readonly now?: () => number;
 }
 
-export class RateLimiter {
+export class RateLimiter implements RateLimit {
   private readonly buckets = new Map<string, Bucket>();
   private readonly capacity: number;
   private readonly refillPerMs: number;

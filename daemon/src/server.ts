@@ -18,11 +18,10 @@ import { Room } from './board/room.js';
 import { LocalEventBus } from './events.js';
 import { ToolDispatcher } from './board/dispatch.js';
 import type { Config } from './config.js';
-import { lockDatabase } from './db-lock.js';
 import { plainHttpExposure } from './exposure.js';
 import { log } from './log.js';
 import { RateLimiter } from './rate-limit.js';
-import { SqliteStore } from './store/sqlite.js';
+import { openStore } from './store/open.js';
 
 const FIRST_BACKUP_DELAY_MS = 10_000;
 const KEEP_ALIVE_MS = 75_000;
@@ -75,15 +74,10 @@ export async function startBoard(config: Config): Promise<RunningBoard> {
     log.warn('agents.json holds a plaintext token; replace it with token_sha256 (roundtable agents rotate NAME)', { file: config.agentsConfigPath, agent: name });
   }
   const tls = config.tls ? { cert: readFileSync(config.tls.certPath), key: readFileSync(config.tls.keyPath) } : undefined;
-  const unlock = lockDatabase(config.dbPath);
-  let store: SqliteStore;
-  try {
-    store = new SqliteStore({ path: config.dbPath });
-  } catch (error) {
-    unlock();
-    throw error;
-  }
-  const events = new LocalEventBus();
+  const opened = await openStore(config);
+  const { store } = opened;
+  // One daemon: events stay in the process. Several on PostgreSQL: they also travel by LISTEN/NOTIFY.
+  const events = opened.shared?.events ?? new LocalEventBus();
   const leases = new Leases({ store, events, ttlMs: config.leaseTtlMs });
   const deps = { store, agents: registry.directory, boardName: config.boardName, events, leases };
   const presence = new Presence(deps);
@@ -98,12 +92,12 @@ export async function startBoard(config: Config): Promise<RunningBoard> {
     presence,
     store,
     leases,
-    limiter: new RateLimiter({ perMinute: config.rateLimitPerMinute }),
+    limiter: opened.shared?.toolCallLimit(config.rateLimitPerMinute) ?? new RateLimiter({ perMinute: config.rateLimitPerMinute }),
     reservations: new PathReservations(deps),
   });
   // Claims that lapsed while the daemon was down reopen before it listens; from here one timer follows the next expiry.
   await leases.start();
-  const { app, web } = createApp({ config, store, agents: registry.directory, dispatcher, leases, events, view: { board, room, presence } });
+  const { app, web } = createApp({ config, store, agents: registry.directory, dispatcher, leases, events, view: { board, room, presence }, sharedSessions: opened.shared?.sessions });
 
   const server: ServerType = await new Promise((resolve, reject) => {
     const s = serve(
@@ -116,8 +110,7 @@ export async function startBoard(config: Config): Promise<RunningBoard> {
       () => resolve(s),
     );
     s.once('error', (error) => {
-      store.close().finally(unlock);
-      reject(error);
+      opened.close().finally(() => reject(error));
     });
   });
   const inFlight = trackInFlight(server);
@@ -146,7 +139,7 @@ export async function startBoard(config: Config): Promise<RunningBoard> {
     if (backupRunning) return;
     backupRunning = true;
     try {
-      const outcome = await takeBackup(store.db, config.backup);
+      const outcome = await takeBackup(opened.sqlite!, config.backup);
       if (outcome.taken) log.info('backup taken', { file: outcome.file, bytes: outcome.bytes, pruned: outcome.pruned.length });
       else log.warn('backup skipped', { reason: outcome.reason });
     } catch (error) {
@@ -155,7 +148,8 @@ export async function startBoard(config: Config): Promise<RunningBoard> {
       backupRunning = false;
     }
   };
-  if (config.backup.intervalMs > 0) {
+  // On PostgreSQL the database is backed up with PostgreSQL's own tools (pg_dump, base backups): see docs/DEPLOY.md.
+  if (config.backup.intervalMs > 0 && opened.sqlite) {
     timers.push(setInterval(() => void backup(), config.backup.intervalMs));
     // A board whose newest backup is older than one interval (or that has none) gets one soon after start.
     if (newestBackupAgeMs(config.backup.dir) > config.backup.intervalMs) timers.push(setTimeout(() => void backup(), FIRST_BACKUP_DELAY_MS));
@@ -182,8 +176,7 @@ export async function startBoard(config: Config): Promise<RunningBoard> {
         (server as unknown as { closeIdleConnections?: () => void }).closeIdleConnections?.();
         void inFlight.drained().then(() => (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.());
       });
-      await store.close();
-      unlock();
+      await opened.close();
     },
   };
 }

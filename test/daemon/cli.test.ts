@@ -22,7 +22,7 @@ describe('a mistake on the command line', () => {
     ['an option without its value', ['agents', 'add', 'x', '--skills'], /^--skills needs a value, e.g. --skills python,sql$/],
     ['an option whose value is the next option', ['agents', 'add', 'x', '--skills', '--json'], /^--skills needs a value/],
     ['an unknown agents subcommand', ['agents', 'frob'], /^unknown agents subcommand "frob"; the known ones are list, add, set, rotate, remove$/],
-    ['an unknown command', ['frob'], /^unknown command "frob"; the commands are init, run, start, agents, backup, restore, doctor$/],
+    ['an unknown command', ['frob'], /^unknown command "frob"; the commands are init, run, start, agents, backup, restore, doctor, migrate$/],
     ['an unknown option', ['agents', 'add', 'x', '--admin'], /^unknown option --admin$/],
     ["another command's option", ['backup', '--skills', 'a'], /^--skills is not an option of roundtable backup$/],
     ['a value for a flag', ['agents', 'add', 'x', '--json=yes'], /^--json takes no value \(got "yes"\)$/],

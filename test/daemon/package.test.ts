@@ -55,11 +55,11 @@ describe('the packed daemon', () => {
     }
   });
 
-  it('npm pack --dry-run lists only the bin, the bundle, migrations, the web page, LICENSE and package.json', () => {
+  it('npm pack --dry-run lists only the bin, the bundle, migrations (SQLite and PostgreSQL), the web page, LICENSE and package.json', () => {
     const files = packList('daemon').map((f) => f.path).sort();
-    const allowed = [/^bin\/roundtable\.js$/, /^bundle\/(cli|chunk-[A-Z0-9]+)\.js$/, /^migrations\/\d{3}_[a-z0-9_]+\.sql$/, /^web\/[a-z]+\.(html|js|css|svg)$/, /^LICENSE$/, /^package\.json$/];
+    const allowed = [/^bin\/roundtable\.js$/, /^bundle\/(cli|chunk-[A-Z0-9]+)\.js$/, /^migrations(-pg)?\/\d{3}_[a-z0-9_]+\.sql$/, /^web\/[a-z]+\.(html|js|css|svg)$/, /^LICENSE$/, /^package\.json$/];
     expect(files.filter((f) => !allowed.some((re) => re.test(f)))).toEqual([]);
-    for (const needed of ['bin/roundtable.js', 'bundle/cli.js', 'migrations/001_board.sql', 'web/index.html', 'web/app.js', 'LICENSE']) expect(files).toContain(needed);
+    for (const needed of ['bin/roundtable.js', 'bundle/cli.js', 'migrations/001_board.sql', 'migrations-pg/001_board.sql', 'web/index.html', 'web/app.js', 'LICENSE']) expect(files).toContain(needed);
     expect(readFileSync(join(ROOT, 'daemon/LICENSE'), 'utf8')).toBe(readFileSync(join(ROOT, 'LICENSE'), 'utf8'));
   });
 });

@@ -8,7 +8,9 @@ import { promisify } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { createNodeFetch } from '../../bridge/src/http-transport.js';
+import { createTestDatabase } from './postgres.js';
 import { spawnTracked, stopProcess } from './processes.js';
+import type { StoreKind, StoreName } from './stores.js';
 
 export const ROOT = new URL('../../', import.meta.url).pathname;
 export const DAEMON_BIN = join(ROOT, 'daemon/bin/roundtable.js');
@@ -34,6 +36,10 @@ export interface StartOptions {
   /** Reuse a directory (and so its database and agents.json), e.g. for restart tests. */
   dir?: string;
   tokens?: Record<string, string>;
+  /** Which store the daemon runs on (default SQLite). PostgreSQL gets a fresh database, unless databaseUrl names one. */
+  store?: StoreName | StoreKind;
+  /** On PostgreSQL: share this database (several daemons on one board). */
+  databaseUrl?: string | undefined;
 }
 
 export interface TestBoard {
@@ -41,6 +47,8 @@ export interface TestBoard {
   readonly port: number;
   readonly dir: string;
   readonly dbPath: string;
+  /** Set when the daemon runs on PostgreSQL: the database's URL (the SQLite dbPath is then unused). */
+  readonly databaseUrl: string | undefined;
   readonly tokens: Record<string, string>;
   readonly process: ChildProcess;
   output(): { stdout: string; stderr: string };
@@ -83,7 +91,9 @@ export async function startBoard(options: StartOptions = {}): Promise<TestBoard>
   const agents = options.agents ?? DEFAULT_AGENTS;
   const tokens = options.tokens ?? Object.fromEntries(agents.map((a) => [a.name, token()]));
   if (!options.dir || options.tokens === undefined) writeAgentsFile(join(dir, 'agents.json'), agents, tokens);
-  const env = daemonEnv(dir, options.env);
+  const storeName = typeof options.store === 'object' ? options.store.name : options.store;
+  const databaseUrl = options.databaseUrl ?? (storeName === 'postgres' ? await createTestDatabase() : undefined);
+  const env = daemonEnv(dir, { ...(databaseUrl && { ROUNDTABLE_DATABASE_URL: databaseUrl }), ...options.env });
   const child = spawnTracked(process.execPath, [DAEMON_BIN, 'run'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
@@ -109,6 +119,7 @@ export async function startBoard(options: StartOptions = {}): Promise<TestBoard>
     port: Number(new URL(url).port),
     dir,
     dbPath: env['ROUNDTABLE_DB_PATH']!,
+    databaseUrl,
     tokens,
     process: child,
     output: () => ({ stdout, stderr }),

@@ -255,6 +255,7 @@ export class Board {
         required_skills: task.required_skills,
         blocked: task.blocked_by.length > 0,
         created_by: task.created_by,
+        lease_expires_at: task.lease_expires_at,
       },
       ...(change.review && { submitter: change.review.submitter }),
     });

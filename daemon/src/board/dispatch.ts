@@ -5,7 +5,7 @@ import type { z } from 'zod';
 import type { Agent } from '../agents.js';
 import { asBoardError, InvalidInput, NotFound, RateLimited } from '../errors.js';
 import { log, logger } from '../log.js';
-import type { RateLimiter } from '../rate-limit.js';
+import type { RateLimit } from '../rate-limit.js';
 import { AuditTicket, IdempotencyKeyTaken, type BoardStore } from '../store/store.js';
 import type { Board, CallContext, IdempotencyClaim } from './board.js';
 import type { Leases } from './leases.js';
@@ -32,7 +32,7 @@ export interface ToolDispatcherOptions {
   readonly presence: Presence;
   readonly store: BoardStore;
   readonly leases: Leases;
-  readonly limiter: RateLimiter;
+  readonly limiter: RateLimit;
   readonly reservations: PathReservations;
 }
 
@@ -81,7 +81,7 @@ export class ToolDispatcher {
     const started = performance.now();
     try {
       if (!tool || !handler) throw new NotFound(`no tool is called "${toolName}"; tools/list shows the tools there are`);
-      const wait = this.options.limiter.take(agent.name);
+      const wait = await this.options.limiter.take(agent.name);
       if (wait > 0) throw new RateLimited(wait);
       const input = parseInput(tool, args);
       const claim = options.idempotencyKey !== undefined && tool.mutates ? idempotencyClaim(agent, tool, input, options.idempotencyKey) : undefined;
@@ -117,8 +117,9 @@ export class ToolDispatcher {
       ticket = undefined;
       throw boardError;
     } finally {
-      // A successful call shows the agent is alive: it renews every claim the agent holds.
-      if ((outcome === 'ok' || outcome === 'replayed') && options.renewsLeases !== false) this.renewLeases(agent);
+      // A successful call shows the agent is alive: it renews every claim the agent holds. Awaited (it is one write at
+      // most every renewEveryMs), so on a store that answers asynchronously the renewal is done when the caller hears back.
+      if ((outcome === 'ok' || outcome === 'replayed') && options.renewsLeases !== false) await this.renewLeases(agent);
       logger.info(
         { request_id: options.requestId, agent: agent.name, tool: tool?.name ?? 'unknown_tool', task_id: auditTaskId, outcome, duration_ms: Math.round((performance.now() - started) * 10) / 10 },
         'tool call',
@@ -131,8 +132,8 @@ export class ToolDispatcher {
     }
   }
 
-  private renewLeases(agent: Agent): void {
-    this.options.leases.renew(agent.name)?.catch((error: unknown) => log.error('lease renewal failed', { agent: agent.name, error: String(error) }));
+  private async renewLeases(agent: Agent): Promise<void> {
+    await this.options.leases.renew(agent.name)?.catch((error: unknown) => log.error('lease renewal failed', { agent: agent.name, error: String(error) }));
   }
 
   private async replay(claim: IdempotencyClaim): Promise<Record<string, unknown> | undefined> {

@@ -23,6 +23,7 @@ export class Leases {
   private sweeping: Promise<void> | undefined;
   private readonly lastRenewal = new Map<string, number>();
   private closed = false;
+  private unsubscribe: (() => void) | undefined;
 
   constructor(private readonly options: LeaseOptions) {}
 
@@ -40,6 +41,10 @@ export class Leases {
 
   /** Sweeps now and arms the timer: a claim that lapsed while the daemon was down reopens at start. */
   async start(): Promise<void> {
+    // A lease granted through another daemon on the same database arrives as an event: arm the timer for it too.
+    this.unsubscribe = this.options.events.subscribe((event) => {
+      if (event.type === 'task' && event.task.status === 'claimed' && event.task.lease_expires_at) this.granted(Date.parse(event.task.lease_expires_at));
+    });
     await this.sweep();
   }
 
@@ -74,7 +79,9 @@ export class Leases {
 
   /** Before a task changes hands: reopen what has lapsed, so the change sees the board as it is now. */
   async sweepIfDue(now = Date.now()): Promise<void> {
-    if (now >= this.dueAt) await this.sweep();
+    // A sweep already under way may have read the clock before `now`: what lapsed in between is still due, and one
+    // more sweep reopens it. (On SQLite a sweep is over in microseconds; on PostgreSQL it takes a round trip or more.)
+    for (let round = 0; round < 3 && now >= this.dueAt; round++) await this.sweep();
   }
 
   /** Reopens lapsed claims (one transaction), tells waiters and live views, and arms the timer for the next one. */
@@ -122,6 +129,7 @@ export class Leases {
 
   close(): void {
     this.closed = true;
+    this.unsubscribe?.();
     clearTimeout(this.timer);
   }
 }

@@ -9,7 +9,7 @@ import { eventRoutes, LiveStreams } from './event-stream.js';
 import { securityHeaders } from './security-headers.js';
 import { sessionAuth, type SessionVariables } from './session-auth.js';
 import { sessionRoutes } from './session-routes.js';
-import { SessionStore } from './sessions.js';
+import { SessionStore, type SharedSessions } from './sessions.js';
 import { PAGE_FILES, staticRoutes } from './static-files.js';
 import { BoardView, type ViewSources } from './view-data.js';
 import { viewRoutes } from './view-routes.js';
@@ -33,6 +33,8 @@ export interface WebViewOptions {
   readonly sources: ViewSources;
   /** ROUNDTABLE_MAX_EVENT_STREAMS. */
   readonly maxEventStreams: number;
+  /** Several daemons on one PostgreSQL board: sessions kept in the database too. */
+  readonly sharedSessions?: SharedSessions | undefined;
 }
 
 export interface WebView {
@@ -43,7 +45,7 @@ export interface WebView {
 }
 
 export function createWebView(options: WebViewOptions): WebView {
-  const sessions = new SessionStore({ agents: options.agents });
+  const sessions = new SessionStore({ agents: options.agents, shared: options.sharedSessions });
   const live = new LiveStreams({ events: options.events, sessions, maxStreams: options.maxEventStreams });
   const view = new BoardView({ ...options.sources, store: options.store, agents: options.agents, boardName: options.boardName });
   const signedIn = sessionAuth(sessions);

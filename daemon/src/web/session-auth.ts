@@ -25,7 +25,7 @@ export function clearSessionCookie(c: Context, secure: boolean): void {
 export function sessionAuth(sessions: SessionStore): MiddlewareHandler<{ Variables: SessionVariables }> {
   return async function sessionAuth(c, next) {
     const id = sessionIdOf(c);
-    const agent = sessions.agentOf(id);
+    const agent = await sessions.lookUp(id);
     if (id === undefined || !agent) {
       c.header('Cache-Control', 'no-store');
       return c.json({ error: { code: 'unauthorized', message: 'sign in on the board page first: your session is missing, expired or ended' } }, 401);

@@ -26,7 +26,7 @@ export function sessionRoutes(options: SessionRoutesOptions): Hono<{ Variables: 
     if (wait > 0) throw new RateLimited(wait, 'sign-in attempts');
     const { token, form } = await readToken(c);
     c.header('Cache-Control', 'no-store');
-    const signedIn = options.sessions.signIn(token);
+    const signedIn = await options.sessions.establish(token);
     if (!signedIn) {
       return c.json({ error: { code: 'unauthorized', message: 'this token is not valid for this board; ask the board owner for a token' } }, 401);
     }
@@ -39,9 +39,9 @@ export function sessionRoutes(options: SessionRoutesOptions): Hono<{ Variables: 
 
   routes.post('/logout', async (c) => {
     const id = sessionIdOf(c);
-    const agent = options.sessions.agentOf(id);
+    const agent = await options.sessions.lookUp(id);
     if (agent) c.set('agent', agent);
-    options.sessions.signOut(id);
+    await options.sessions.end(id);
     if (id !== undefined) options.onSignOut(id);
     clearSessionCookie(c, cameOverHttps(c, options.trustProxy));
     c.header('Cache-Control', 'no-store');

@@ -1,4 +1,5 @@
-// Web sign-in sessions, in memory only: a random id maps to the token's hash and an expiry, never to the token.
+// Web sign-in sessions: a random id maps to the token's hash and an expiry, never to the token. Kept in memory; with
+// several daemons on one PostgreSQL board they are also kept in the database, so a sign-in on one daemon works on all.
 import { createHash, randomBytes } from 'node:crypto';
 import type { Agent, AgentDirectory } from '../agents.js';
 
@@ -14,8 +15,16 @@ interface Session {
   resolved?: { readonly directory: AgentDirectory; readonly agent: Agent | undefined };
 }
 
+/** Where sessions are shared between daemons (the database, on PostgreSQL); absent with one daemon. */
+export interface SharedSessions {
+  save(id: string, tokenHash: Buffer, expiresAt: number): Promise<void>;
+  load(id: string): Promise<{ tokenHash: Buffer; expiresAt: number } | undefined>;
+  remove(id: string): Promise<void>;
+}
+
 export interface SessionStoreOptions {
   readonly agents: () => AgentDirectory;
+  readonly shared?: SharedSessions | undefined;
   readonly ttlMs?: number;
   /** Injected clock, for tests of expiry. */
   readonly now?: () => number;
@@ -68,6 +77,32 @@ export class SessionStore {
 
   signOut(id: string | undefined): void {
     if (id !== undefined) this.sessions.delete(id);
+  }
+
+  /** signIn, and with shared sessions the session saved before the answer: the next request may reach another daemon. */
+  async establish(token: string): Promise<{ id: string; agent: Agent } | undefined> {
+    const signedIn = this.signIn(token);
+    if (signedIn && this.options.shared) await this.options.shared.save(signedIn.id, this.sessions.get(signedIn.id)!.tokenHash, this.sessions.get(signedIn.id)!.expiresAt);
+    return signedIn;
+  }
+
+  /** agentOf, asking the shared store when there is one: the session may have been made, or ended, through another daemon. */
+  async lookUp(id: string | undefined): Promise<Agent | undefined> {
+    const shared = this.options.shared;
+    if (!shared || id === undefined || !SESSION_ID.test(id)) return this.agentOf(id);
+    const stored = await shared.load(id);
+    if (!stored) {
+      this.sessions.delete(id);
+      return undefined;
+    }
+    if (!this.sessions.has(id)) this.sessions.set(id, { tokenHash: stored.tokenHash, expiresAt: stored.expiresAt });
+    return this.agentOf(id);
+  }
+
+  /** signOut, on every daemon when sessions are shared. */
+  async end(id: string | undefined): Promise<void> {
+    this.signOut(id);
+    if (id !== undefined && this.options.shared) await this.options.shared.remove(id);
   }
 
   get size(): number {

@@ -1,0 +1,180 @@
+// Bench sections for several daemons on one PostgreSQL board: durable claim_task throughput with one, two and three
+// daemons on PostgreSQL beside one daemon on SQLite (synchronous=FULL), in the same run; and cross-daemon wake-up
+// latency. They need a PostgreSQL cluster: ROUNDTABLE_BENCH_PG_URL (or ROUNDTABLE_TEST_PG_URL), an admin URL that may
+// create databases (scripts/pg-cluster.sh start prints one). Without it the sections say so and measure nothing.
+import http from 'node:http';
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import postgres from 'postgres';
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const ADMIN_URL = process.env.ROUNDTABLE_BENCH_PG_URL ?? process.env.ROUNDTABLE_TEST_PG_URL;
+
+function postTool(agent, port, token, tool, args) {
+  const body = JSON.stringify(args);
+  return new Promise((resolve) => {
+    const req = http.request(
+      {
+        host: '127.0.0.1',
+        port,
+        path: `/api/v1/tools/${tool}`,
+        method: 'POST',
+        agent,
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), authorization: `Bearer ${token}` },
+      },
+      (res) => {
+        const chunks = [];
+        res.on('data', (c) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode, body: Buffer.concat(chunks).toString('utf8') }));
+      },
+    );
+    req.setTimeout(30_000, () => req.destroy(new Error(`${tool}: no answer in 30 s`)));
+    req.on('error', (error) => resolve({ status: 0, body: String(error) }));
+    req.end(body);
+  });
+}
+
+async function createDatabase(label) {
+  const admin = postgres(ADMIN_URL, { max: 1, onnotice: () => {} });
+  const name = `bench_${label}_${randomBytes(4).toString('hex')}`;
+  try {
+    await admin.unsafe(`CREATE DATABASE ${name}`);
+  } finally {
+    await admin.end({ timeout: 1 });
+  }
+  const url = new URL(ADMIN_URL);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+function skipped(h, section) {
+  h.report.note(`${section}: skipped, no PostgreSQL (set ROUNDTABLE_BENCH_PG_URL, e.g. from \`eval "$(scripts/pg-cluster.sh start)"\`)`);
+}
+
+/** `count` open tasks anyone may claim, written straight into the board's tables (ids 1..count). */
+async function seedOpenTasks(board, count) {
+  const at = new Date().toISOString();
+  if (board.url) {
+    const sql = postgres(board.url, { max: 1, onnotice: () => {} });
+    await sql`INSERT INTO tasks (title, description, required_skills, status, created_by, created_at, updated_at)
+      SELECT 'claim me ' || n, '', '[]', 'open', 'lead', ${at}, ${at} FROM generate_series(1, ${count}) AS n`;
+    await sql.end({ timeout: 1 });
+  } else {
+    const db = new Database(board.path);
+    db.pragma('busy_timeout = 10000');
+    const insert = db.prepare("INSERT INTO tasks (title, description, required_skills, status, created_by, created_at, updated_at) VALUES (?, '', '[]', 'open', 'lead', ?, ?)");
+    db.transaction(() => {
+      for (let n = 1; n <= count; n++) insert.run(`claim me ${n}`, at, at);
+    })();
+    db.close();
+  }
+}
+
+/**
+ * Closed loop: `concurrency` callers, spread evenly over the daemons, each claiming the next unclaimed task id.
+ * Every claim is one durable transaction (SQLite synchronous=FULL; PostgreSQL fsync and synchronous_commit on).
+ */
+async function claimLoad(daemons, tokens, { concurrency, warmupMs, measureMs }) {
+  const agents = daemons.map(() => new http.Agent({ keepAlive: true, maxSockets: concurrency }));
+  let next = 1;
+  let ok = 0;
+  let errors = 0;
+  let firstError;
+  let measuring = false;
+  const end = performance.now() + warmupMs + measureMs;
+  setTimeout(() => (measuring = true), warmupMs).unref();
+  const worker = async (i) => {
+    const d = i % daemons.length;
+    while (performance.now() < end) {
+      const id = next++;
+      const res = await postTool(agents[d], daemons[d].port, tokens[i % tokens.length], 'claim_task', { task_id: id });
+      if (!measuring || performance.now() > end) continue;
+      if (res.status === 200) ok++;
+      else {
+        errors++;
+        firstError ??= `HTTP ${res.status} ${res.body.slice(0, 200)}`;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, (_, i) => worker(i)));
+  for (const a of agents) a.destroy();
+  return { rps: ok / (measureMs / 1000), ok, errors, firstError };
+}
+
+export async function benchPgClaims(h, { concurrency, seed, warmupMs, measureMs }) {
+  if (!ADMIN_URL) return skipped(h, 'pg_claims');
+  const dir = h.makeTempDir();
+  const { path: agentsPath, agents } = h.writeAgents(dir);
+  const tokens = ['reader', 'claimer', 'lister', 'helper'].map((n) => agents[n].token);
+  h.report.table(
+    'pg_claims',
+    `Durable claim_task throughput: ${concurrency} callers spread over the daemons, each claim a new task, ${measureMs / 1000} s after ${warmupMs / 1000} s warm-up; everything (daemons, PostgreSQL, load) on this one machine`,
+    ['store', 'daemons', 'claims/s', 'errors'],
+  );
+  const rows = {};
+  const configs = [
+    { label: 'SQLite (WAL, synchronous=FULL)', daemons: 1, pg: false },
+    { label: 'PostgreSQL', daemons: 1, pg: true },
+    { label: 'PostgreSQL', daemons: 2, pg: true },
+    { label: 'PostgreSQL', daemons: 3, pg: true },
+  ];
+  for (const config of configs) {
+    const board = config.pg ? { url: await createDatabase(`claims${config.daemons}`) } : { path: join(dir, 'claims.db') };
+    const env = config.pg ? { ROUNDTABLE_DATABASE_URL: board.url } : {};
+    const daemons = [];
+    try {
+      daemons.push(await h.startDaemon(board.path ?? join(dir, 'unused.db'), agentsPath, undefined, { env }));
+      await seedOpenTasks(board, seed);
+      for (let i = 1; i < config.daemons; i++) daemons.push(await h.startDaemon(join(dir, `unused${i}.db`), agentsPath, undefined, { env }));
+      const result = await claimLoad(daemons, tokens, { concurrency, warmupMs, measureMs });
+      rows[`${config.pg ? 'pg' : 'sqlite'}${config.daemons}`] = result.rps;
+      h.report.row('pg_claims', [config.label, config.daemons, h.fmt.rps(result.rps), result.errors]);
+      if (result.errors) h.report.note(`pg_claims ${config.label} x${config.daemons}: ${result.errors} errors, first: ${result.firstError}`);
+    } finally {
+      for (const d of daemons) await h.stopServer(d);
+    }
+  }
+  h.report.target(
+    'three daemons on PostgreSQL sustain more durable claims/s than one daemon on SQLite (synchronous=FULL)',
+    `${h.fmt.rps(rows.pg3)} vs ${h.fmt.rps(rows.sqlite1)} claims/s`,
+    rows.pg3 > rows.sqlite1,
+  );
+}
+
+export async function benchPgWake(h, { rounds }) {
+  if (!ADMIN_URL) return skipped(h, 'pg_wake');
+  const dir = h.makeTempDir();
+  const { path: agentsPath, agents } = h.writeAgents(dir);
+  const url = await createDatabase('wake');
+  const env = { ROUNDTABLE_DATABASE_URL: url };
+  const daemons = [];
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
+  const samples = [];
+  try {
+    for (let i = 0; i < 2; i++) daemons.push(await h.startDaemon(join(dir, `unused${i}.db`), agentsPath, undefined, { env }));
+    const [waiterOn, writerOn] = daemons;
+    for (let i = 0; i < rounds + 5; i++) {
+      const waiting = postTool(agent, waiterOn.port, agents.claimer.token, 'wait_for_activity', { timeout_s: 20, for: ['tasks'] }).then((res) => ({ res, at: performance.now() }));
+      await sleep(20); // let the wait reach its daemon and park
+      const sent = performance.now();
+      const created = JSON.parse((await postTool(agent, writerOn.port, agents.lead.token, 'create_task', { title: `wake ${i}` })).body);
+      const { res, at } = await waiting;
+      const answer = JSON.parse(res.body);
+      if (answer.reason !== 'activity') throw new Error(`round ${i}: the waiter answered ${res.body}`);
+      if (i >= 5) samples.push(at - sent);
+      await postTool(agent, waiterOn.port, agents.claimer.token, 'claim_task', { task_id: created.task.id });
+    }
+  } finally {
+    agent.destroy();
+    for (const d of daemons) await h.stopServer(d);
+  }
+  const p = h.percentiles(samples);
+  h.report.table(
+    'pg_wake',
+    `Cross-daemon wake-up: create_task sent to daemon B -> the answer of a wait_for_activity parked on daemon A (one PostgreSQL board, LISTEN/NOTIFY; ${rounds} rounds after 5 warm-up)`,
+    ['measure', 'p50 ms', 'p99 ms', 'mean ms'],
+  );
+  h.report.row('pg_wake', ['waiter on A, task created through B', h.fmt.ms(p.p50), h.fmt.ms(p.p99), h.fmt.ms(p.mean)]);
+  h.report.target(`cross-daemon wake-up p99 < ${h.TARGETS.maxWakeP99Ms} ms`, `p99 ${h.fmt.ms(p.p99)} ms (p50 ${h.fmt.ms(p.p50)})`, p.p99 < h.TARGETS.maxWakeP99Ms);
+}

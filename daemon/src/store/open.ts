@@ -1,0 +1,69 @@
+// Chooses the board's store from the config: PostgreSQL when ROUNDTABLE_DATABASE_URL is set, else the SQLite file.
+import type Database from 'better-sqlite3';
+import type { Config } from '../config.js';
+import { lockDatabase } from '../db-lock.js';
+import type { SharedState } from './postgres/shared.js';
+import type { BoardStore } from './store.js';
+
+export interface OpenedStore {
+  readonly store: BoardStore;
+  /** The SQLite handle, for the backup schedule; undefined on PostgreSQL, whose backups are PostgreSQL's own tools. */
+  readonly sqlite: Database.Database | undefined;
+  /** On PostgreSQL: what several daemons on the board share (events, rate limits, web sessions); else undefined. */
+  readonly shared: SharedState | undefined;
+  /** Closes the store and lets go of the SQLite file's lock. */
+  close(): Promise<void>;
+}
+
+export async function openStore(config: Config): Promise<OpenedStore> {
+  if (config.databaseUrl) {
+    // Loaded only when asked for, so a SQLite board never reads the PostgreSQL driver.
+    const [{ PostgresStore }, { startSharedState }] = await Promise.all([import('./postgres/index.js'), import('./postgres/shared.js')]);
+    const store = await PostgresStore.open({ url: config.databaseUrl });
+    let shared: SharedState;
+    try {
+      shared = await startSharedState(store.sql);
+    } catch (error) {
+      await store.close();
+      throw error;
+    }
+    return {
+      store,
+      sqlite: undefined,
+      shared,
+      async close() {
+        await shared.close();
+        await store.close();
+      },
+    };
+  }
+  // One daemon per SQLite file: a second one would corrupt nothing, but its in-memory state would disagree.
+  const unlock = lockDatabase(config.dbPath);
+  try {
+    const { SqliteStore } = await import('./sqlite.js');
+    const store = new SqliteStore({ path: config.dbPath });
+    return {
+      store,
+      sqlite: store.db,
+      shared: undefined,
+      async close() {
+        await store.close();
+        unlock();
+      },
+    };
+  } catch (error) {
+    unlock();
+    throw error;
+  }
+}
+
+/** Where the board lives, fit for a log line: the SQLite path, or the PostgreSQL host and database without credentials. */
+export function describeDatabase(config: Config): string {
+  if (!config.databaseUrl) return config.dbPath;
+  try {
+    const url = new URL(config.databaseUrl);
+    return `postgres://${url.host}${url.pathname}`;
+  } catch {
+    return 'postgres (the URL does not parse)';
+  }
+}

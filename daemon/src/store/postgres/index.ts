@@ -1,0 +1,196 @@
+// The board store on PostgreSQL: several daemons share one database. Each method is one transaction that runs the
+// same pure rules as the SQLite store; the SQL lives in one file per concern beside this one.
+import type postgres from 'postgres';
+import type { Message, Reservation, Task, TaskStatus, TaskSummary } from 'roundtable-shared';
+import type {
+  AuditRow,
+  BoardStore,
+  CheckDependencies,
+  CheckTask,
+  ClaimRecord,
+  DecideChange,
+  DecideEdit,
+  DecideReservation,
+  ExpiredLease,
+  Holding,
+  InstanceLease,
+  LeaseView,
+  NewMessage,
+  NewRoomMessage,
+  NewTask,
+  PendingCounts,
+  PendingQuery,
+  ReceiptRow,
+  ReservationLookup,
+  StoredResponse,
+  StoredRoomMessage,
+  TaskDetail,
+  TaskPage,
+  TaskQuery,
+  WriteExtras,
+} from '../store.js';
+import * as agents from './agents.js';
+import * as audit from './audit.js';
+import { openPool, transaction, type Tx } from './connection.js';
+import * as graph from './dependencies.js';
+import * as idempotency from './idempotency.js';
+import * as leases from './leases.js';
+import { migratePostgres } from './migrate.js';
+import * as reservations from './reservations.js';
+import * as room from './room.js';
+import * as tasks from './tasks.js';
+
+export interface PostgresStoreOptions {
+  readonly url: string;
+  readonly poolSize?: number;
+}
+
+export class PostgresStore implements BoardStore {
+  private constructor(readonly sql: postgres.Sql) {}
+
+  /** Connects, brings the schema up to date (or refuses a newer one), and returns the store. */
+  static async open(options: PostgresStoreOptions): Promise<PostgresStore> {
+    const sql = openPool({ url: options.url, ...(options.poolSize !== undefined && { max: options.poolSize }) });
+    try {
+      await migratePostgres(sql);
+    } catch (error) {
+      await sql.end({ timeout: 1 });
+      throw error;
+    }
+    return new PostgresStore(sql);
+  }
+
+  private write<T>(body: (tx: Tx) => Promise<T>): Promise<T> {
+    return transaction(this.sql, body);
+  }
+
+  /** A consistent snapshot for reads that take several queries. */
+  private read<T>(body: (tx: Tx) => Promise<T>): Promise<T> {
+    return this.sql.begin('ISOLATION LEVEL REPEATABLE READ READ ONLY', (tx) => body(tx)) as Promise<T>;
+  }
+
+  createTask(task: NewTask, extras?: WriteExtras<Task>, check?: CheckDependencies): Promise<Task> {
+    return this.write((tx) => tasks.createTask(tx, task, extras, check));
+  }
+  getTask(id: number): Promise<TaskDetail | undefined> {
+    return this.read((tx) => tasks.getTask(tx, id));
+  }
+  listTasks(query: TaskQuery): Promise<TaskPage> {
+    return this.read((tx) => tasks.listTasks(tx, query));
+  }
+  latestTasks(status: TaskStatus, limit: number): Promise<TaskSummary[]> {
+    return this.read((tx) => tasks.latestTasks(tx, status, limit));
+  }
+  claimTask(id: number, decide: DecideChange, extras?: WriteExtras<Task>): Promise<Task> {
+    return this.write((tx) => tasks.transition(tx, id, decide, extras));
+  }
+  releaseTask(id: number, decide: DecideChange, extras?: WriteExtras<Task>): Promise<Task> {
+    return this.write((tx) => tasks.transition(tx, id, decide, extras));
+  }
+  submitResult(id: number, decide: DecideChange, extras?: WriteExtras<Task>): Promise<Task> {
+    return this.write((tx) => tasks.transition(tx, id, decide, extras));
+  }
+  reviewTask(id: number, decide: DecideChange, extras?: WriteExtras<Task>): Promise<Task> {
+    return this.write((tx) => tasks.transition(tx, id, decide, extras));
+  }
+  cancelTask(id: number, decide: DecideChange, extras?: WriteExtras<Task>): Promise<Task> {
+    return this.write((tx) => tasks.transition(tx, id, decide, extras));
+  }
+  postMessage(id: number, check: CheckTask, message: NewMessage, extras?: WriteExtras<Message>): Promise<Message> {
+    return this.write((tx) => tasks.postMessage(tx, id, check, message, extras));
+  }
+  updateTask(id: number, dependsOn: readonly number[] | undefined, decide: DecideEdit, extras?: WriteExtras<Task>): Promise<Task> {
+    return this.write((tx) => tasks.updateTask(tx, id, dependsOn, decide, extras));
+  }
+  dependentsOf(id: number): Promise<TaskSummary[]> {
+    return this.read((tx) => tasks.dependentsOf(tx, id));
+  }
+  countReady(): Promise<number> {
+    return graph.countReady(this.sql);
+  }
+  countTasksByStatus(): Promise<Record<TaskStatus, number>> {
+    return tasks.countTasksByStatus(this.sql);
+  }
+
+  findResponse(agent: string, key: string, expiredBefore: string): Promise<StoredResponse | undefined> {
+    return idempotency.findResponse(this.sql, agent, key, expiredBefore);
+  }
+  purgeResponses(olderThan: string): Promise<number> {
+    return idempotency.purgeResponses(this.sql, olderThan);
+  }
+
+  appendAudit(row: AuditRow): Promise<void> {
+    return audit.appendAudit(this.sql, row);
+  }
+  lastSeen(names: readonly string[]): Promise<Map<string, string>> {
+    return audit.lastSeen(this.sql, names);
+  }
+
+  acquireInstance(agent: string, instanceId: string, now: string, expiresAt: string): Promise<InstanceLease | undefined> {
+    return agents.acquireInstance(this.sql, agent, instanceId, now, expiresAt);
+  }
+  releaseInstance(agent: string, instanceId: string): Promise<void> {
+    return agents.releaseInstance(this.sql, agent, instanceId);
+  }
+
+  postRoomMessage(message: NewRoomMessage, extras?: WriteExtras<StoredRoomMessage>): Promise<StoredRoomMessage> {
+    return this.write((tx) => room.postRoomMessage(tx, message, extras));
+  }
+  readUnread(agent: string, limit: number, extras?: WriteExtras<{ messages: StoredRoomMessage[]; more: boolean }>): Promise<{ messages: StoredRoomMessage[]; more: boolean }> {
+    return this.write((tx) => room.readUnread(tx, agent, limit, extras));
+  }
+  readRoomLog(agent: string, before: number | undefined, limit: number): Promise<StoredRoomMessage[]> {
+    return room.readRoomLog(this.sql, agent, before, limit);
+  }
+  getRoomMessage(id: number): Promise<{ message: StoredRoomMessage; receipts: ReceiptRow[] } | undefined> {
+    return this.read((tx) => room.getRoomMessage(tx, id));
+  }
+  pendingFor(query: PendingQuery): Promise<PendingCounts> {
+    return room.pendingFor(this.sql, query);
+  }
+  markReviewsSeen(agent: string, upToId: number): Promise<void> {
+    return this.write((tx) => room.markReviewsSeen(tx, agent, upToId));
+  }
+
+  holdings(): Promise<Map<string, Holding[]>> {
+    return leases.holdings(this.sql);
+  }
+  expireLeases(now: string): Promise<ExpiredLease[]> {
+    return this.write((tx) => leases.expireLeases(tx, now));
+  }
+  renewLeases(agent: string, until: string, now: string): Promise<number> {
+    return leases.renewLeases(this.sql, agent, until, now);
+  }
+  leasesHeldBy(agent: string): Promise<LeaseView[]> {
+    return leases.leasesHeldBy(this.sql, agent);
+  }
+  nextLeaseExpiry(): Promise<string | null> {
+    return leases.nextLeaseExpiry(this.sql);
+  }
+  findClaim(taskId: number, by: { readonly claimId: number } | { readonly agent: string }): Promise<ClaimRecord | undefined> {
+    return this.read((tx) => leases.findClaim(tx, taskId, by));
+  }
+  countExpiredLeasesSince(since: string): Promise<number> {
+    return leases.countExpiredLeasesSince(this.sql, since);
+  }
+
+  changeReservations(taskId: number, lookup: ReservationLookup | undefined, decide: DecideReservation, extras?: WriteExtras<Reservation[]>): Promise<Reservation[]> {
+    return this.write(async (tx) => reservations.changeReservations(tx, await tasks.lockTask(tx, taskId), lookup, decide, extras));
+  }
+  reservationsNear(lookup: ReservationLookup): Promise<Reservation[]> {
+    return this.read((tx) => reservations.near(tx, lookup));
+  }
+  listReservations(scope: string, afterId: number, limit: number): Promise<Reservation[]> {
+    return reservations.page(this.sql, scope, afterId, limit);
+  }
+  reservationsOf(taskId: number): Promise<Reservation[]> {
+    return reservations.ofTask(this.sql, taskId);
+  }
+  reservationsByTask(): Promise<Map<number, Reservation[]>> {
+    return reservations.byTask(this.sql);
+  }
+
+  async close(): Promise<void> {
+    await this.sql.end({ timeout: 5 });
+  }
+}

@@ -1,0 +1,22 @@
+// Web sign-in sessions in the database, so a sign-in through one daemon works through every other (web/sessions.ts).
+import type postgres from 'postgres';
+import type { SharedSessions } from '../../web/sessions.js';
+
+export class PostgresSessions implements SharedSessions {
+  constructor(private readonly sql: postgres.Sql) {}
+
+  async save(id: string, tokenHash: Buffer, expiresAt: number): Promise<void> {
+    // Expired sessions go as new ones come, as in memory: an idle board keeps no timer.
+    await this.sql`DELETE FROM web_sessions WHERE expires_ms <= ${Date.now()}`;
+    await this.sql`INSERT INTO web_sessions (id, token_sha256, expires_ms) VALUES (${id}, ${tokenHash}, ${expiresAt})`;
+  }
+
+  async load(id: string): Promise<{ tokenHash: Buffer; expiresAt: number } | undefined> {
+    const [row] = await this.sql<Array<{ token_sha256: Buffer; expires_ms: number }>>`SELECT token_sha256, expires_ms FROM web_sessions WHERE id = ${id} AND expires_ms > ${Date.now()}`;
+    return row ? { tokenHash: Buffer.from(row.token_sha256), expiresAt: Number(row.expires_ms) } : undefined;
+  }
+
+  async remove(id: string): Promise<void> {
+    await this.sql`DELETE FROM web_sessions WHERE id = ${id}`;
+  }
+}

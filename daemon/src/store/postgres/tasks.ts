@@ -1,0 +1,219 @@
+// Tasks on PostgreSQL: create, read, list, transitions and edits. Each write locks the task's row (SELECT ... FOR
+// UPDATE) before the rule decides, so of concurrent claims through any number of daemons exactly one wins.
+import type { Activity, Message, Review, Task, TaskStatus, TaskSummary } from 'roundtable-shared';
+import { TASK_STATUSES } from 'roundtable-shared';
+import { NotFound } from '../../errors.js';
+import { priorityRank } from '../sqlite-dependencies.js';
+import type { CheckDependencies, CheckTask, DecideChange, DecideEdit, NewMessage, NewTask, TaskDetail, TaskPage, TaskQuery, WriteExtras } from '../store.js';
+import { insertActivity } from './activity.js';
+import { recordExtras } from './audit.js';
+import type { Db, Tx } from './connection.js';
+import { attachGraph, dependentIds, graphFacts, replaceEdges, settle, unfinishedDependentIds } from './dependencies.js';
+import { endReservations } from './reservations.js';
+
+interface TaskRow {
+  id: number;
+  title: string;
+  description: string;
+  required_skills: string;
+  status: TaskStatus;
+  assignee: string | null;
+  created_by: string;
+  result: string | null;
+  claim_id: number | null;
+  lease_expires_at: string | null;
+  created_at: string;
+  updated_at: string;
+  priority: number;
+  blocker_count: number;
+  cancelled_blocker_count: number;
+}
+
+type SummaryRow = Omit<TaskRow, 'description' | 'result' | 'blocker_count' | 'cancelled_blocker_count'>;
+
+const SUMMARY_COLUMNS = 'id, title, required_skills, status, assignee, created_by, claim_id, lease_expires_at, created_at, updated_at, priority';
+const TASK_COLUMNS = `${SUMMARY_COLUMNS}, description, result, blocker_count, cancelled_blocker_count`;
+
+const now = () => new Date().toISOString();
+
+async function toTask(db: Db, row: TaskRow): Promise<Task> {
+  const [task] = await attachGraph(db, [row]);
+  return { ...task!, required_skills: JSON.parse(row.required_skills) as string[] };
+}
+
+async function toSummaries(db: Db, rows: readonly SummaryRow[]): Promise<TaskSummary[]> {
+  return (await attachGraph(db, rows)).map((row) => ({ ...row, required_skills: JSON.parse(row.required_skills) as string[] }));
+}
+
+export async function loadTask(db: Db, id: number): Promise<Task> {
+  const [row] = await db.unsafe<TaskRow[]>(`SELECT ${TASK_COLUMNS} FROM tasks WHERE id = $1`, [id], { prepare: true });
+  return toTask(db, row!);
+}
+
+/** The task as stored, its row locked until the transaction ends; NotFound if there is none. */
+export async function lockTask(tx: Tx, id: number): Promise<Task> {
+  const [row] = await tx.unsafe<TaskRow[]>(`SELECT ${TASK_COLUMNS} FROM tasks WHERE id = $1 FOR UPDATE`, [id], { prepare: true });
+  if (!row) throw new NotFound(`task ${id} does not exist; list_tasks shows the tasks there are`);
+  return toTask(tx, row);
+}
+
+export async function createTask(tx: Tx, task: NewTask, extras: WriteExtras<Task> | undefined, check: CheckDependencies | undefined): Promise<Task> {
+  const dependsOn = task.dependsOn ?? [];
+  if (check) check(await graphFacts(tx, dependsOn, false));
+  const at = now();
+  const [inserted] = await tx<Array<{ id: number }>>`
+    INSERT INTO tasks (title, description, required_skills, status, assignee, created_by, created_at, updated_at, priority)
+    VALUES (${task.title}, ${task.description}, ${JSON.stringify(task.requiredSkills)}, 'open', ${task.assignee}, ${task.createdBy}, ${at}, ${at},
+      ${priorityRank(task.priority ?? 'normal')})
+    RETURNING id`;
+  const id = inserted!.id;
+  if (task.requiredSkills.length > 0) {
+    await tx`INSERT INTO task_skills (task_id, skill) SELECT ${id}, unnest(${[...task.requiredSkills]}::text[]) ON CONFLICT DO NOTHING`;
+  }
+  if (dependsOn.length > 0) await replaceEdges(tx, id, dependsOn);
+  await insertActivity(tx, { task_id: id, agent: task.createdBy, action: 'created', from_status: null, to_status: 'open', assignee: task.assignee, note: null, claim_id: null, at });
+  return recordExtras(tx, extras, await loadTask(tx, id), id);
+}
+
+export async function getTask(tx: Tx, id: number): Promise<TaskDetail | undefined> {
+  const [row] = await tx.unsafe<TaskRow[]>(`SELECT ${TASK_COLUMNS} FROM tasks WHERE id = $1`, [id], { prepare: true });
+  if (!row) return undefined;
+  const history = await tx<Array<Omit<Activity, 'edit'> & { edit: string | null }>>`
+    SELECT id, task_id, agent, action, from_status, to_status, assignee, note, created_at, claim_id, edit FROM activity WHERE task_id = ${id} ORDER BY id`;
+  return {
+    task: await toTask(tx, row),
+    messages: [...(await tx<Message[]>`SELECT id, task_id, author, kind, text, created_at FROM messages WHERE task_id = ${id} ORDER BY id`)],
+    reviews: [...(await tx<Review[]>`SELECT id, task_id, reviewer, verdict, note, created_at FROM reviews WHERE task_id = ${id} ORDER BY id`)],
+    history: history.map((a) => ({ ...a, edit: a.edit === null ? null : (JSON.parse(a.edit) as Activity['edit']) })),
+    dependents: await dependentIds(tx, id),
+  };
+}
+
+export async function listTasks(db: Db, query: TaskQuery): Promise<TaskPage> {
+  const byPriority = query.order === 'priority';
+  const params: unknown[] = [];
+  const param = (value: unknown) => {
+    params.push(value);
+    return `$${params.length}`;
+  };
+  const where = [byPriority ? `(priority, id) > (${param(query.afterRank ?? -1)}::int, ${param(query.afterId)}::int)` : `id > ${param(query.afterId)}::int`];
+  if (query.status) where.push(`status = ${param(query.status)}`);
+  if (query.assignee) where.push(`assignee = ${param(query.assignee)}`);
+  if (query.claimableBy) {
+    where.push(
+      "status = 'open'",
+      'blocker_count = 0',
+      `(assignee IS NULL OR assignee = ${param(query.claimableBy.name)})`,
+      `NOT EXISTS (SELECT 1 FROM task_skills s WHERE s.task_id = tasks.id AND s.skill <> ALL(${param([...query.claimableBy.skills])}::text[]))`,
+    );
+  }
+  if (query.ready && !query.claimableBy) where.push("status = 'open'", 'blocker_count = 0');
+  const limit = param(query.limit + 1);
+  const text = `SELECT ${SUMMARY_COLUMNS} FROM tasks WHERE ${where.join(' AND ')} ORDER BY ${byPriority ? 'priority, id' : 'id'} LIMIT ${limit}`;
+  // One prepared statement per filter combination (the text differs), as on SQLite.
+  const rows = await db.unsafe<SummaryRow[]>(text, params as never[], { prepare: true });
+  const more = rows.length > query.limit;
+  const page = more ? rows.slice(0, query.limit) : [...rows];
+  const last = more ? page[page.length - 1]! : undefined;
+  return { tasks: await toSummaries(db, page), lastId: last ? last.id : null, lastRank: last ? last.priority : null };
+}
+
+export async function latestTasks(db: Db, status: TaskStatus, limit: number): Promise<TaskSummary[]> {
+  return toSummaries(db, await db.unsafe<SummaryRow[]>(`SELECT ${SUMMARY_COLUMNS} FROM tasks WHERE status = $1 ORDER BY id DESC LIMIT $2`, [status, limit], { prepare: true }));
+}
+
+/** Locks the task, lets the rule decide, and writes the change with its history, all in the caller's transaction. */
+export async function transition(tx: Tx, id: number, decide: DecideChange, extras: WriteExtras<Task> | undefined): Promise<Task> {
+  const before = await lockTask(tx, id);
+  const change = decide(before);
+  const at = now();
+  let claimId: number | null = change.status === 'claimed' ? before.claim_id : null;
+  if (change.lease) {
+    const [claim] = await tx<Array<{ id: number }>>`INSERT INTO claims (task_id, agent, claimed_at) VALUES (${id}, ${change.assignee!}, ${at}) RETURNING id`;
+    claimId = claim!.id;
+  }
+  const leaseExpiresAt = change.lease ? change.lease.expiresAt : change.status === 'claimed' ? before.lease_expires_at : null;
+  const result = change.result === undefined ? before.result : change.result;
+  await tx`UPDATE tasks SET status = ${change.status}, assignee = ${change.assignee}, result = ${result}, claim_id = ${claimId},
+    lease_expires_at = ${leaseExpiresAt}, updated_at = ${at} WHERE id = ${id}`;
+  if (change.review) {
+    await tx`INSERT INTO reviews (task_id, reviewer, verdict, note, submitter, created_at)
+      VALUES (${id}, ${change.actor}, ${change.review.verdict}, ${change.review.note}, ${change.review.submitter}, ${at})`;
+  }
+  await insertActivity(tx, {
+    task_id: id,
+    agent: change.actor,
+    action: change.action,
+    from_status: before.status,
+    to_status: change.status,
+    assignee: change.assignee,
+    note: change.note ?? null,
+    claim_id: change.lease ? claimId : before.claim_id,
+    at,
+  });
+  // Reaching done unblocks dependents; cancelled strands them. Either way they are recounted now.
+  if ((change.status === 'done' || change.status === 'cancelled') && before.status !== change.status) await settle(tx, id, change.status, at);
+  // A reservation belongs to its claim: when the claim ends, so does it, in this same transaction.
+  if (before.claim_id !== null && claimId !== before.claim_id) {
+    await endReservations(tx, { taskId: id, claimId: before.claim_id, status: change.status, assignee: change.assignee, how: change.action, at });
+  }
+  return recordExtras(tx, extras, await loadTask(tx, id), id);
+}
+
+export async function postMessage(tx: Tx, id: number, check: CheckTask, message: NewMessage, extras: WriteExtras<Message> | undefined): Promise<Message> {
+  // FOR UPDATE: the task cannot change state (say, be cancelled) between the check and the insert.
+  check(await lockTask(tx, id));
+  const at = now();
+  const [row] = await tx<Array<{ id: number }>>`INSERT INTO messages (task_id, author, kind, text, created_at)
+    VALUES (${id}, ${message.author}, ${message.kind}, ${message.text}, ${at}) RETURNING id`;
+  const posted: Message = { id: row!.id, task_id: id, author: message.author, kind: message.kind, text: message.text, created_at: at };
+  return recordExtras(tx, extras, posted, id);
+}
+
+export async function updateTask(tx: Tx, id: number, dependsOn: readonly number[] | undefined, decide: DecideEdit, extras: WriteExtras<Task> | undefined): Promise<Task> {
+  const before = await lockTask(tx, id);
+  const edit = decide(before, await graphFacts(tx, dependsOn ?? [], dependsOn !== undefined));
+  if (edit) {
+    const at = now();
+    const { set } = edit;
+    const assignee = set.assignee === undefined ? before.assignee : set.assignee;
+    await tx`UPDATE tasks SET title = ${set.title ?? before.title}, description = ${set.description ?? before.description},
+      required_skills = ${JSON.stringify(set.requiredSkills ?? before.required_skills)}, priority = ${priorityRank(set.priority ?? before.priority)},
+      assignee = ${assignee}, updated_at = ${at} WHERE id = ${id}`;
+    if (set.requiredSkills) {
+      await tx`DELETE FROM task_skills WHERE task_id = ${id}`;
+      if (set.requiredSkills.length > 0) {
+        await tx`INSERT INTO task_skills (task_id, skill) SELECT ${id}, unnest(${[...set.requiredSkills]}::text[]) ON CONFLICT DO NOTHING`;
+      }
+    }
+    if (set.dependsOn) await replaceEdges(tx, id, set.dependsOn);
+    await insertActivity(tx, {
+      task_id: id,
+      agent: edit.actor,
+      action: 'edited',
+      from_status: before.status,
+      to_status: before.status,
+      assignee,
+      note: null,
+      claim_id: before.claim_id,
+      edit: JSON.stringify({ fields: edit.fields, old: edit.old }),
+      at,
+    });
+  }
+  return recordExtras(tx, extras, await loadTask(tx, id), id);
+}
+
+export async function dependentsOf(tx: Tx, id: number): Promise<TaskSummary[]> {
+  const tasks: TaskSummary[] = [];
+  for (const dependent of await unfinishedDependentIds(tx, id)) {
+    const { description: _d, result: _r, ...summary } = await loadTask(tx, dependent);
+    tasks.push(summary);
+  }
+  return tasks;
+}
+
+export async function countTasksByStatus(db: Db): Promise<Record<TaskStatus, number>> {
+  const counts = Object.fromEntries(TASK_STATUSES.map((s) => [s, 0])) as Record<TaskStatus, number>;
+  for (const row of await db<Array<{ status: TaskStatus; n: number }>>`SELECT status, COUNT(*) AS n FROM tasks GROUP BY status`) counts[row.status] = Number(row.n);
+  return counts;
+}

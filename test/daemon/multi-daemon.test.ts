@@ -1,0 +1,169 @@
+// Several daemons on one PostgreSQL board: claims, wake-ups, rate limits, web sessions, idempotency keys and lease
+// expiry hold across them as they do in one process. Real daemons, a real database (a fresh one per board).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { api, startBoard, type AgentSpec, type StartOptions, type TestBoard } from '../helpers/board.js';
+import { eventually } from '../helpers/eventually.js';
+import { createTestDatabase, PG_SKIP_REASON } from '../helpers/postgres.js';
+
+const RACERS = 20;
+const AGENTS: AgentSpec[] = [
+  { name: 'lead', role: 'leader' },
+  { name: 'w1', role: 'worker' },
+  { name: 'w2', role: 'worker' },
+  ...Array.from({ length: RACERS }, (_, i) => ({ name: `r${i}`, role: 'worker' as const })),
+];
+
+/** Three daemons on one fresh database, with one agents.json and the same tokens. */
+async function threeDaemons(options: Pick<StartOptions, 'env'> = {}): Promise<TestBoard[]> {
+  const databaseUrl = await createTestDatabase('multi');
+  const first = await startBoard({ ...options, agents: AGENTS, databaseUrl });
+  const others = await Promise.all([0, 1].map(() => startBoard({ ...options, agents: AGENTS, tokens: first.tokens, databaseUrl })));
+  return [first, ...others];
+}
+
+async function stopAll(boards: TestBoard[]): Promise<void> {
+  await Promise.all(boards.map((b) => b.stop()));
+}
+
+describe.skipIf(PG_SKIP_REASON)(`three daemons on one PostgreSQL database${PG_SKIP_REASON ? ` (skipped: ${PG_SKIP_REASON})` : ''}`, () => {
+  let boards: TestBoard[];
+  beforeAll(async () => {
+    boards = await threeDaemons();
+  });
+  afterAll(async () => {
+    await stopAll(boards);
+  });
+  const daemon = (i: number) => boards[i % boards.length]!;
+
+  it('20 racers spread over the daemons claim one task: exactly one wins, over 50 rounds', async () => {
+    for (let round = 0; round < 50; round++) {
+      const id = (await api(daemon(round), 'lead', 'create_task', { title: `race ${round}` })).body.task.id as number;
+      const answers = await Promise.all(Array.from({ length: RACERS }, (_, i) => api(daemon(i + round), `r${i}`, 'claim_task', { task_id: id })));
+      const winners = answers.filter((a) => a.status === 200);
+      expect(winners, `round ${round}`).toHaveLength(1);
+      expect(answers.filter((a) => a.status !== 200).every((a) => a.status === 409 && a.body.error?.code === 'conflict')).toBe(true);
+      const { task, history } = (await api(daemon(round + 1), 'lead', 'get_task', { task_id: id })).body;
+      expect(task.assignee).toBe(winners[0]!.body.task.assignee);
+      expect(history.filter((h: { action: string }) => h.action === 'claimed')).toHaveLength(1);
+    }
+  });
+
+  it('a waiter on one daemon wakes for a task created through another', async () => {
+    // The issue's target is 100 ms. Each trial must wake (not time out) within 5 s; the median of five must be under
+    // 100 ms. A single trial may be slower on these shared 2-core machines without the mechanism being at fault;
+    // the bench measures the real p50 and p99 (docs/BENCHMARKS.md).
+    const latencies: number[] = [];
+    for (let trial = 0; trial < 5; trial++) {
+      const waiterOn = daemon(trial);
+      const woken = api(waiterOn, 'w1', 'wait_for_activity', { timeout_s: 20, for: ['tasks'] }).then((a) => ({ ...a, at: performance.now() }));
+      // Asked of the waiter's own daemon: who is parked where is each daemon's own knowledge (docs/DECISIONS.md).
+      await eventually('w1 to be waiting', async () => (await api(waiterOn, 'lead', 'members')).body.members.find((m: { name: string }) => m.name === 'w1').waiting);
+      const created = await api(daemon(trial + 1), 'lead', 'create_task', { title: `wake ${trial}` });
+      const createdAt = performance.now();
+      const answer = await woken;
+      expect(answer.body).toMatchObject({ reason: 'activity', claimable_tasks: expect.any(Number) });
+      latencies.push(answer.at - createdAt);
+      expect(answer.at - createdAt).toBeLessThan(5000);
+      await api(daemon(trial), 'w1', 'claim_task', { task_id: created.body.task.id });
+    }
+    latencies.sort((a, b) => a - b);
+    expect(latencies[2]).toBeLessThan(100);
+  });
+
+  it('an idempotent retry through another daemon replays the first answer and applies the change once', async () => {
+    const call = async (board: TestBoard) => {
+      const response = await fetch(`${board.url}/api/v1/tools/create_task`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${board.tokens['lead']}`, 'idempotency-key': 'multi-daemon-retry-1' },
+        body: JSON.stringify({ title: 'made once' }),
+      });
+      return { status: response.status, body: (await response.json()) as any };
+    };
+    const first = await call(daemon(0));
+    const retried = await call(daemon(1));
+    const again = await call(daemon(2));
+    expect(first.status).toBe(200);
+    expect(retried.body).toEqual(first.body);
+    expect(again.body).toEqual(first.body);
+    const tasks = (await api(daemon(0), 'lead', 'list_tasks', { limit: 100 })).body.tasks.filter((t: { title: string }) => t.title === 'made once');
+    expect(tasks).toHaveLength(1);
+  });
+
+  it('a web session made through one daemon works through the others, and a sign-out through one ends it on all', async () => {
+    const signIn = await fetch(`${daemon(0).url}/session`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ token: daemon(0).tokens['w2'] }),
+    });
+    expect(signIn.status).toBe(200);
+    const cookie = `rt_session=${/rt_session=([^;]+)/.exec(signIn.headers.get('set-cookie') ?? '')![1]!}`;
+    for (const board of boards) {
+      const state = await fetch(`${board.url}/view/state`, { headers: { cookie } });
+      expect(state.status, board.url).toBe(200);
+    }
+    const out = await fetch(`${daemon(1).url}/session/logout`, { method: 'POST', headers: { cookie } });
+    expect(out.status).toBe(200);
+    for (const board of boards) expect((await fetch(`${board.url}/view/state`, { headers: { cookie } })).status, board.url).toBe(401);
+  });
+});
+
+describe.skipIf(PG_SKIP_REASON)('three daemons: rate limits and lease expiry', () => {
+  it('the rate limit is one budget per agent across the daemons', async () => {
+    const perMinute = 6;
+    const boards = await threeDaemons({ env: { ROUNDTABLE_RATE_LIMIT_PER_MINUTE: String(perMinute) } });
+    try {
+      const started = Date.now();
+      const answers = [];
+      for (let i = 0; i < 3 * perMinute; i++) answers.push(await api(boards[i % 3]!, 'w1', 'whoami'));
+      const elapsedMs = Date.now() - started;
+      const allowed = answers.filter((a) => a.status === 200).length;
+      // One shared bucket: the full budget, plus what refilled while the calls ran (one per 10 s), never three budgets.
+      expect(allowed).toBeGreaterThanOrEqual(perMinute);
+      expect(allowed).toBeLessThanOrEqual(perMinute + Math.ceil((elapsedMs * perMinute) / 60_000));
+      const refused = answers.filter((a) => a.status === 429);
+      expect(refused.length).toBeGreaterThan(0);
+      expect(refused[0]!.body.error?.code).toBe('rate_limited');
+      // Another agent's budget is its own.
+      expect((await api(boards[2]!, 'w2', 'whoami')).status).toBe(200);
+    } finally {
+      await stopAll(boards);
+    }
+  });
+
+  it('a lapsed claim is reopened exactly once, though every daemon sweeps', async () => {
+    const boards = await threeDaemons({ env: { ROUNDTABLE_LEASE_TTL: '1s' } });
+    try {
+      const ids: number[] = [];
+      for (let i = 0; i < 6; i++) {
+        const id = (await api(boards[i % 3]!, 'lead', 'create_task', { title: `lapse ${i}` })).body.task.id as number;
+        expect((await api(boards[(i + 1) % 3]!, 'w1', 'claim_task', { task_id: id })).status).toBe(200);
+        ids.push(id);
+      }
+      for (const [i, id] of ids.entries()) {
+        // Read through a daemon that neither created nor granted the claim: it learnt of the lease from the event.
+        await eventually(`task ${id} reopened`, async () => (await api(boards[(i + 2) % 3]!, 'lead', 'get_task', { task_id: id })).body.task.status === 'open');
+      }
+      // Past the moment every daemon's timer fired for these leases, each lapse has exactly one history row.
+      await new Promise((r) => setTimeout(r, 1500));
+      for (const id of ids) {
+        const { history } = (await api(boards[0]!, 'lead', 'get_task', { task_id: id })).body;
+        expect(history.filter((h: { action: string }) => h.action === 'lease_expired'), `task ${id}`).toHaveLength(1);
+      }
+    } finally {
+      await stopAll(boards);
+    }
+  });
+
+  it('a claim granted through a daemon that then dies lapses on time through the others', async () => {
+    const boards = await threeDaemons({ env: { ROUNDTABLE_LEASE_TTL: '2s' } });
+    try {
+      const id = (await api(boards[1]!, 'lead', 'create_task', { title: 'orphaned claim' })).body.task.id as number;
+      expect((await api(boards[0]!, 'w1', 'claim_task', { task_id: id })).status).toBe(200);
+      await boards[0]!.stop('SIGKILL');
+      // The survivors armed their timers from the claim's event; without it they would look only every 60 s.
+      await eventually(`task ${id} reopened`, async () => (await api(boards[1]!, 'lead', 'get_task', { task_id: id })).body.task.status === 'open', { timeoutMs: 15_000 });
+    } finally {
+      await stopAll(boards.slice(1));
+    }
+  });
+});
