@@ -1,8 +1,10 @@
-// The board store on SQLite (better-sqlite3): WAL, synchronous=FULL, every write one BEGIN IMMEDIATE transaction.
+// The board store on SQLite (better-sqlite3): WAL, synchronous=FULL, every write one savepoint in a group commit.
 import { closeSync, openSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { TASK_STATUSES, type Activity, type Message, type Reservation, type Review, type Task, type TaskStatus, type TaskSummary } from 'roundtable-shared';
 import { NotFound } from '../errors.js';
+import { log } from '../log.js';
+import { GroupCommit } from './group-commit.js';
 import { migrate } from './migrate.js';
 import { priorityRank, SqliteDependencies } from './sqlite-dependencies.js';
 import { SqliteReservations } from './sqlite-reservations.js';
@@ -98,6 +100,8 @@ export class SqliteStore implements BoardStore {
   private readonly listStatements = new Map<string, Database.Statement>();
   private readonly graph: SqliteDependencies;
   private readonly reservations: SqliteReservations;
+  /** Every write goes through it: concurrent writes share one transaction and one fsync. */
+  private readonly group: GroupCommit;
 
   constructor(options: SqliteStoreOptions) {
     createPrivately(options.path);
@@ -113,6 +117,7 @@ export class SqliteStore implements BoardStore {
     const db = this.db;
     this.graph = new SqliteDependencies(db);
     this.reservations = new SqliteReservations(db);
+    this.group = new GroupCommit(db, { onDeferredError: (error) => log.error('audit write failed', { error: String(error) }) });
     this.stmt = {
       insertTask: db.prepare(
         `INSERT INTO tasks (title, description, required_skills, status, assignee, created_by, created_at, updated_at, priority)
@@ -225,37 +230,35 @@ export class SqliteStore implements BoardStore {
   }
 
   async createTask(task: NewTask, extras?: WriteExtras<Task>, check?: CheckDependencies): Promise<Task> {
-    return this.db
-      .transaction(() => {
-        const dependsOn = task.dependsOn ?? [];
-        if (check) check(this.graph.facts(dependsOn, false));
-        const at = now();
-        const { lastInsertRowid } = this.stmt.insertTask.run({
-          title: task.title,
-          description: task.description,
-          required_skills: JSON.stringify(task.requiredSkills),
-          assignee: task.assignee,
-          created_by: task.createdBy,
-          priority: priorityRank(task.priority ?? 'normal'),
-          at,
-        });
-        const id = Number(lastInsertRowid);
-        for (const skill of task.requiredSkills) this.stmt.insertSkill.run(id, skill);
-        if (dependsOn.length > 0) this.graph.replace(id, dependsOn);
-        this.stmt.insertActivity.run({
-          task_id: id,
-          agent: task.createdBy,
-          action: 'created',
-          from_status: null,
-          to_status: 'open',
-          assignee: task.assignee,
-          note: null,
-          claim_id: null,
-          at,
-        });
-        return this.recordExtras(extras, this.loadTask(id), id);
-      })
-      .immediate();
+    return this.group.write(() => {
+      const dependsOn = task.dependsOn ?? [];
+      if (check) check(this.graph.facts(dependsOn, false));
+      const at = now();
+      const { lastInsertRowid } = this.stmt.insertTask.run({
+        title: task.title,
+        description: task.description,
+        required_skills: JSON.stringify(task.requiredSkills),
+        assignee: task.assignee,
+        created_by: task.createdBy,
+        priority: priorityRank(task.priority ?? 'normal'),
+        at,
+      });
+      const id = Number(lastInsertRowid);
+      for (const skill of task.requiredSkills) this.stmt.insertSkill.run(id, skill);
+      if (dependsOn.length > 0) this.graph.replace(id, dependsOn);
+      this.stmt.insertActivity.run({
+        task_id: id,
+        agent: task.createdBy,
+        action: 'created',
+        from_status: null,
+        to_status: 'open',
+        assignee: task.assignee,
+        note: null,
+        claim_id: null,
+        at,
+      });
+      return this.recordExtras(extras, this.loadTask(id), id);
+    });
   }
 
   async getTask(id: number): Promise<TaskDetail | undefined> {
@@ -343,57 +346,53 @@ export class SqliteStore implements BoardStore {
 
   /** Reads the task, lets the rule decide, and writes the change with its history, all in one transaction. */
   private async transition(id: number, decide: DecideChange, extras: WriteExtras<Task> | undefined): Promise<Task> {
-    return this.db
-      .transaction(() => {
-        const before = this.requireTask(id);
-        const change = decide(before);
-        const at = now();
-        // A new claim gets a fresh id and its lease; any other move out of `claimed` ends the lease.
-        const claimId = change.lease ? Number(this.stmt.insertClaim.run(id, change.assignee, at).lastInsertRowid) : change.status === 'claimed' ? before.claim_id : null;
-        this.stmt.updateTask.run({
-          id,
-          status: change.status,
-          assignee: change.assignee,
-          result: change.result === undefined ? before.result : change.result,
-          claim_id: claimId,
-          lease_expires_at: change.lease ? change.lease.expiresAt : change.status === 'claimed' ? before.lease_expires_at : null,
-          at,
-        });
-        if (change.review) {
-          this.stmt.insertReview.run(id, change.actor, change.review.verdict, change.review.note, change.review.submitter, at);
-        }
-        this.stmt.insertActivity.run({
-          task_id: id,
-          agent: change.actor,
-          action: change.action,
-          from_status: before.status,
-          to_status: change.status,
-          assignee: change.assignee,
-          note: change.note ?? null,
-          claim_id: change.lease ? claimId : before.claim_id,
-          at,
-        });
-        // Reaching done unblocks dependents; cancelled strands them. Either way they are recounted now.
-        if ((change.status === 'done' || change.status === 'cancelled') && before.status !== change.status) this.graph.settle(id, change.status, at);
-        // A reservation belongs to its claim: when the claim ends, so does it, in this same transaction.
-        if (before.claim_id !== null && claimId !== before.claim_id) {
-          this.endReservations({ taskId: id, claimId: before.claim_id, status: change.status, assignee: change.assignee, how: change.action, at });
-        }
-        return this.recordExtras(extras, this.loadTask(id), id);
-      })
-      .immediate();
+    return this.group.write(() => {
+      const before = this.requireTask(id);
+      const change = decide(before);
+      const at = now();
+      // A new claim gets a fresh id and its lease; any other move out of `claimed` ends the lease.
+      const claimId = change.lease ? Number(this.stmt.insertClaim.run(id, change.assignee, at).lastInsertRowid) : change.status === 'claimed' ? before.claim_id : null;
+      this.stmt.updateTask.run({
+        id,
+        status: change.status,
+        assignee: change.assignee,
+        result: change.result === undefined ? before.result : change.result,
+        claim_id: claimId,
+        lease_expires_at: change.lease ? change.lease.expiresAt : change.status === 'claimed' ? before.lease_expires_at : null,
+        at,
+      });
+      if (change.review) {
+        this.stmt.insertReview.run(id, change.actor, change.review.verdict, change.review.note, change.review.submitter, at);
+      }
+      this.stmt.insertActivity.run({
+        task_id: id,
+        agent: change.actor,
+        action: change.action,
+        from_status: before.status,
+        to_status: change.status,
+        assignee: change.assignee,
+        note: change.note ?? null,
+        claim_id: change.lease ? claimId : before.claim_id,
+        at,
+      });
+      // Reaching done unblocks dependents; cancelled strands them. Either way they are recounted now.
+      if ((change.status === 'done' || change.status === 'cancelled') && before.status !== change.status) this.graph.settle(id, change.status, at);
+      // A reservation belongs to its claim: when the claim ends, so does it, in this same transaction.
+      if (before.claim_id !== null && claimId !== before.claim_id) {
+        this.endReservations({ taskId: id, claimId: before.claim_id, status: change.status, assignee: change.assignee, how: change.action, at });
+      }
+      return this.recordExtras(extras, this.loadTask(id), id);
+    });
   }
 
   async postMessage(id: number, check: CheckTask, message: NewMessage, extras?: WriteExtras<Message>): Promise<Message> {
-    return this.db
-      .transaction(() => {
-        check(this.requireTask(id));
-        const at = now();
-        const { lastInsertRowid } = this.stmt.insertMessage.run(id, message.author, message.kind, message.text, at);
-        const posted: Message = { id: Number(lastInsertRowid), task_id: id, author: message.author, kind: message.kind, text: message.text, created_at: at };
-        return this.recordExtras(extras, posted, id);
-      })
-      .immediate();
+    return this.group.write(() => {
+      check(this.requireTask(id));
+      const at = now();
+      const { lastInsertRowid } = this.stmt.insertMessage.run(id, message.author, message.kind, message.text, at);
+      const posted: Message = { id: Number(lastInsertRowid), task_id: id, author: message.author, kind: message.kind, text: message.text, created_at: at };
+      return this.recordExtras(extras, posted, id);
+    });
   }
 
   /**
@@ -423,11 +422,13 @@ export class SqliteStore implements BoardStore {
   }
 
   async purgeResponses(olderThan: string): Promise<number> {
-    return this.stmt.purgeResponses.run(olderThan).changes;
+    return this.group.write(() => this.stmt.purgeResponses.run(olderThan).changes);
   }
 
+  /** A read's (or a failed call's) row: committed with the next group, or within AUDIT_FLUSH_MS; never waited for. */
   async appendAudit(row: AuditRow): Promise<void> {
-    this.stmt.insertAudit.run(now(), row.agent, row.tool, row.taskId, row.outcome);
+    const at = now();
+    this.group.later(() => this.stmt.insertAudit.run(at, row.agent, row.tool, row.taskId, row.outcome));
   }
 
   async lastSeen(names: readonly string[]): Promise<Map<string, string>> {
@@ -446,30 +447,26 @@ export class SqliteStore implements BoardStore {
   }
 
   async acquireInstance(agent: string, instanceId: string, now: string, expiresAt: string): Promise<InstanceLease | undefined> {
-    return this.db
-      .transaction(() => {
-        const held = this.stmt.getInstance.get(agent) as InstanceLease | undefined;
-        if (held && held.instanceId !== instanceId && held.expiresAt > now) return held;
-        this.stmt.putInstance.run({ agent, instance: instanceId, now, expires: expiresAt });
-        return undefined;
-      })
-      .immediate();
+    return this.group.write(() => {
+      const held = this.stmt.getInstance.get(agent) as InstanceLease | undefined;
+      if (held && held.instanceId !== instanceId && held.expiresAt > now) return held;
+      this.stmt.putInstance.run({ agent, instance: instanceId, now, expires: expiresAt });
+      return undefined;
+    });
   }
 
   async releaseInstance(agent: string, instanceId: string): Promise<void> {
-    this.stmt.deleteInstance.run(agent, instanceId);
+    await this.group.write(() => this.stmt.deleteInstance.run(agent, instanceId));
   }
 
   async postRoomMessage(message: NewRoomMessage, extras?: WriteExtras<StoredRoomMessage>): Promise<StoredRoomMessage> {
-    return this.db
-      .transaction(() => {
-        const at = now();
-        const recipients = message.to === 'all' ? 'all' : JSON.stringify(message.to);
-        const id = Number(this.stmt.insertRoomMessage.run(message.author, recipients, message.text, at).lastInsertRowid);
-        for (const agent of message.recipients) this.stmt.insertReceipt.run(id, agent);
-        return this.recordExtras(extras, { id, from: message.author, to: message.to === 'all' ? 'all' : [...message.to], text: message.text, created_at: at }, null);
-      })
-      .immediate();
+    return this.group.write(() => {
+      const at = now();
+      const recipients = message.to === 'all' ? 'all' : JSON.stringify(message.to);
+      const id = Number(this.stmt.insertRoomMessage.run(message.author, recipients, message.text, at).lastInsertRowid);
+      for (const agent of message.recipients) this.stmt.insertReceipt.run(id, agent);
+      return this.recordExtras(extras, { id, from: message.author, to: message.to === 'all' ? 'all' : [...message.to], text: message.text, created_at: at }, null);
+    });
   }
 
   async readUnread(
@@ -477,21 +474,19 @@ export class SqliteStore implements BoardStore {
     limit: number,
     extras?: WriteExtras<{ messages: StoredRoomMessage[]; more: boolean }>,
   ): Promise<{ messages: StoredRoomMessage[]; more: boolean }> {
-    return this.db
-      .transaction(() => {
-        this.stmt.ensureCursor.run(agent);
-        const after = this.stmt.roomCursor.get(agent) as number;
-        const rows = this.stmt.unread.all({ after, agent, limit: limit + 1 }) as RoomRow[];
-        const more = rows.length > limit;
-        const page = (more ? rows.slice(0, limit) : rows).map(toRoomMessage);
-        const last = page.at(-1)?.id;
-        if (last !== undefined) {
-          this.stmt.setRoomCursor.run(last, agent, last);
-          this.stmt.markRead.run(now(), agent, last);
-        }
-        return this.recordExtras(extras, { messages: page, more }, null);
-      })
-      .immediate();
+    return this.group.write(() => {
+      this.stmt.ensureCursor.run(agent);
+      const after = this.stmt.roomCursor.get(agent) as number;
+      const rows = this.stmt.unread.all({ after, agent, limit: limit + 1 }) as RoomRow[];
+      const more = rows.length > limit;
+      const page = (more ? rows.slice(0, limit) : rows).map(toRoomMessage);
+      const last = page.at(-1)?.id;
+      if (last !== undefined) {
+        this.stmt.setRoomCursor.run(last, agent, last);
+        this.stmt.markRead.run(now(), agent, last);
+      }
+      return this.recordExtras(extras, { messages: page, more }, null);
+    });
   }
 
   async readRoomLog(agent: string, before: number | undefined, limit: number): Promise<StoredRoomMessage[]> {
@@ -520,10 +515,10 @@ export class SqliteStore implements BoardStore {
   }
 
   async markReviewsSeen(agent: string, upToId: number): Promise<void> {
-    this.db.transaction(() => {
+    await this.group.write(() => {
       this.stmt.ensureCursor.run(agent);
       this.stmt.setReviewCursor.run(upToId, agent, upToId);
-    }).immediate();
+    });
   }
 
   async holdings(): Promise<Map<string, Holding[]>> {
@@ -537,34 +532,32 @@ export class SqliteStore implements BoardStore {
   }
 
   async expireLeases(at: string): Promise<ExpiredLease[]> {
-    return this.db
-      .transaction(() => {
-        const expired: ExpiredLease[] = [];
-        for (const due of this.stmt.dueLeases.all(at) as Array<{ id: number; assignee: string; claim_id: number; lease_expires_at: string }>) {
-          if (this.stmt.expireLease.run({ id: due.id, claim_id: due.claim_id, now: at, at }).changes === 0) continue;
-          this.stmt.markClaimLapsed.run(due.lease_expires_at, due.claim_id);
-          this.stmt.insertActivity.run({
-            task_id: due.id,
-            agent: 'roundtable',
-            action: 'lease_expired',
-            from_status: 'claimed',
-            to_status: 'open',
-            assignee: null,
-            note: `claim ${due.claim_id} by ${due.assignee} lapsed at ${due.lease_expires_at}`,
-            claim_id: due.claim_id,
-            at,
-          });
-          this.endReservations({ taskId: due.id, claimId: due.claim_id, status: 'open', assignee: null, how: 'lease_expired', at });
-          const task = this.loadTask(due.id);
-          expired.push({ task, holder: due.assignee, claimId: due.claim_id, expiredAt: due.lease_expires_at });
-        }
-        return expired;
-      })
-      .immediate();
+    return this.group.write(() => {
+      const expired: ExpiredLease[] = [];
+      for (const due of this.stmt.dueLeases.all(at) as Array<{ id: number; assignee: string; claim_id: number; lease_expires_at: string }>) {
+        if (this.stmt.expireLease.run({ id: due.id, claim_id: due.claim_id, now: at, at }).changes === 0) continue;
+        this.stmt.markClaimLapsed.run(due.lease_expires_at, due.claim_id);
+        this.stmt.insertActivity.run({
+          task_id: due.id,
+          agent: 'roundtable',
+          action: 'lease_expired',
+          from_status: 'claimed',
+          to_status: 'open',
+          assignee: null,
+          note: `claim ${due.claim_id} by ${due.assignee} lapsed at ${due.lease_expires_at}`,
+          claim_id: due.claim_id,
+          at,
+        });
+        this.endReservations({ taskId: due.id, claimId: due.claim_id, status: 'open', assignee: null, how: 'lease_expired', at });
+        const task = this.loadTask(due.id);
+        expired.push({ task, holder: due.assignee, claimId: due.claim_id, expiredAt: due.lease_expires_at });
+      }
+      return expired;
+    });
   }
 
   async renewLeases(agent: string, until: string, at: string): Promise<number> {
-    return this.stmt.renewLeases.run({ agent, until, now: at }).changes;
+    return this.group.write(() => this.stmt.renewLeases.run({ agent, until, now: at }).changes);
   }
 
   async leasesHeldBy(agent: string): Promise<LeaseView[]> {
@@ -602,29 +595,27 @@ export class SqliteStore implements BoardStore {
     decide: DecideReservation,
     extras?: WriteExtras<Reservation[]>,
   ): Promise<Reservation[]> {
-    return this.db
-      .transaction(() => {
-        const task = this.requireTask(taskId);
-        const own = task.claim_id === null ? [] : this.reservations.ofClaim(task.claim_id);
-        const change = decide(task, own, lookup ? this.reservations.near(lookup) : []);
-        const at = now();
-        for (const id of change.remove) this.reservations.remove(id, change.claimId);
-        for (const row of change.add) this.reservations.add({ ...row, taskId, claimId: change.claimId, agent: change.actor, scope: change.scope, at });
-        if (change.add.length === 0 && change.remove.length === 0) return this.recordExtras(extras, own, taskId);
-        this.stmt.insertActivity.run({
-          task_id: taskId,
-          agent: change.actor,
-          action: change.action,
-          from_status: task.status,
-          to_status: task.status,
-          assignee: task.assignee,
-          note: change.note,
-          claim_id: change.claimId,
-          at,
-        });
-        return this.recordExtras(extras, this.reservations.ofClaim(change.claimId), taskId);
-      })
-      .immediate();
+    return this.group.write(() => {
+      const task = this.requireTask(taskId);
+      const own = task.claim_id === null ? [] : this.reservations.ofClaim(task.claim_id);
+      const change = decide(task, own, lookup ? this.reservations.near(lookup) : []);
+      const at = now();
+      for (const id of change.remove) this.reservations.remove(id, change.claimId);
+      for (const row of change.add) this.reservations.add({ ...row, taskId, claimId: change.claimId, agent: change.actor, scope: change.scope, at });
+      if (change.add.length === 0 && change.remove.length === 0) return this.recordExtras(extras, own, taskId);
+      this.stmt.insertActivity.run({
+        task_id: taskId,
+        agent: change.actor,
+        action: change.action,
+        from_status: task.status,
+        to_status: task.status,
+        assignee: task.assignee,
+        note: change.note,
+        claim_id: change.claimId,
+        at,
+      });
+      return this.recordExtras(extras, this.reservations.ofClaim(change.claimId), taskId);
+    });
   }
 
   async reservationsNear(lookup: ReservationLookup): Promise<Reservation[]> {
@@ -667,45 +658,45 @@ export class SqliteStore implements BoardStore {
   }
 
   async close(): Promise<void> {
+    // Whatever is queued (a group, read-audit rows) is committed before the file closes.
+    this.group.close();
     if (this.db.open) this.db.close();
   }
 
   async updateTask(id: number, dependsOn: readonly number[] | undefined, decide: DecideEdit, extras?: WriteExtras<Task>): Promise<Task> {
-    return this.db
-      .transaction(() => {
-        const before = this.requireTask(id);
-        const edit = decide(before, this.graph.facts(dependsOn ?? [], dependsOn !== undefined));
-        if (edit) {
-          const at = now();
-          const { set } = edit;
-          const skills = set.requiredSkills ?? before.required_skills;
-          this.stmt.editTask.run({
-            id,
-            title: set.title ?? before.title,
-            description: set.description ?? before.description,
-            required_skills: JSON.stringify(skills),
-            priority: priorityRank(set.priority ?? before.priority),
-            assignee: set.assignee === undefined ? before.assignee : set.assignee,
-            at,
-          });
-          if (set.requiredSkills) {
-            this.stmt.deleteSkills.run(id);
-            for (const skill of set.requiredSkills) this.stmt.insertSkill.run(id, skill);
-          }
-          if (set.dependsOn) this.graph.replace(id, set.dependsOn);
-          this.stmt.insertEdited.run({
-            task_id: id,
-            agent: edit.actor,
-            status: before.status,
-            assignee: set.assignee === undefined ? before.assignee : set.assignee,
-            claim_id: before.claim_id,
-            edit: JSON.stringify({ fields: edit.fields, old: edit.old }),
-            at,
-          });
+    return this.group.write(() => {
+      const before = this.requireTask(id);
+      const edit = decide(before, this.graph.facts(dependsOn ?? [], dependsOn !== undefined));
+      if (edit) {
+        const at = now();
+        const { set } = edit;
+        const skills = set.requiredSkills ?? before.required_skills;
+        this.stmt.editTask.run({
+          id,
+          title: set.title ?? before.title,
+          description: set.description ?? before.description,
+          required_skills: JSON.stringify(skills),
+          priority: priorityRank(set.priority ?? before.priority),
+          assignee: set.assignee === undefined ? before.assignee : set.assignee,
+          at,
+        });
+        if (set.requiredSkills) {
+          this.stmt.deleteSkills.run(id);
+          for (const skill of set.requiredSkills) this.stmt.insertSkill.run(id, skill);
         }
-        return this.recordExtras(extras, this.loadTask(id), id);
-      })
-      .immediate();
+        if (set.dependsOn) this.graph.replace(id, set.dependsOn);
+        this.stmt.insertEdited.run({
+          task_id: id,
+          agent: edit.actor,
+          status: before.status,
+          assignee: set.assignee === undefined ? before.assignee : set.assignee,
+          claim_id: before.claim_id,
+          edit: JSON.stringify({ fields: edit.fields, old: edit.old }),
+          at,
+        });
+      }
+      return this.recordExtras(extras, this.loadTask(id), id);
+    });
   }
 
   async dependentsOf(id: number): Promise<TaskSummary[]> {
