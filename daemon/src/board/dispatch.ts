@@ -117,8 +117,9 @@ export class ToolDispatcher {
       ticket = undefined;
       throw boardError;
     } finally {
-      // A successful call shows the agent is alive: it renews every claim the agent holds.
-      if ((outcome === 'ok' || outcome === 'replayed') && options.renewsLeases !== false) this.renewLeases(agent);
+      // A successful call shows the agent is alive: it renews every claim the agent holds, before it is answered
+      // (at most once per renewEveryMs, so this rarely waits for a commit).
+      if ((outcome === 'ok' || outcome === 'replayed') && options.renewsLeases !== false) await this.renewLeases(agent);
       logger.info(
         { request_id: options.requestId, agent: agent.name, tool: tool?.name ?? 'unknown_tool', task_id: auditTaskId, outcome, duration_ms: Math.round((performance.now() - started) * 10) / 10 },
         'tool call',
@@ -131,8 +132,8 @@ export class ToolDispatcher {
     }
   }
 
-  private renewLeases(agent: Agent): void {
-    this.options.leases.renew(agent.name)?.catch((error: unknown) => log.error('lease renewal failed', { agent: agent.name, error: String(error) }));
+  private async renewLeases(agent: Agent): Promise<void> {
+    await this.options.leases.renew(agent.name)?.catch((error: unknown) => log.error('lease renewal failed', { agent: agent.name, error: String(error) }));
   }
 
   private async replay(claim: IdempotencyClaim): Promise<Record<string, unknown> | undefined> {

@@ -1,7 +1,7 @@
 // The board store on SQLite (better-sqlite3): WAL, synchronous=FULL, every write one savepoint in a group commit.
 import { closeSync, openSync } from 'node:fs';
 import Database from 'better-sqlite3';
-import { TASK_STATUSES, type Activity, type Message, type Reservation, type Review, type Task, type TaskStatus, type TaskSummary } from 'roundtable-shared';
+import { LIMITS, TASK_STATUSES, type Activity, type Message, type Reservation, type Review, type Task, type TaskStatus, type TaskSummary } from 'roundtable-shared';
 import { NotFound } from '../errors.js';
 import { log } from '../log.js';
 import { GroupCommit } from './group-commit.js';
@@ -35,6 +35,8 @@ import {
   type WriteExtras,
   type StoredResponse,
   type TaskDetail,
+  type TaskDetailPages,
+  type ItemPage,
   type TaskPage,
   type TaskQuery,
 } from './store.js';
@@ -62,6 +64,11 @@ const SUMMARY_COLUMNS = 'id, title, required_skills, status, assignee, created_b
 type SummaryRow = Omit<TaskRow, 'description' | 'result' | 'blocker_count' | 'cancelled_blocker_count'>;
 
 const now = () => new Date().toISOString();
+
+const FIRST_PAGES: TaskDetailPages = {
+  messages: { newestFirst: true, limit: LIMITS.taskItemsDefault },
+  history: { newestFirst: true, limit: LIMITS.taskItemsDefault },
+};
 
 interface RoomRow {
   id: number;
@@ -166,9 +173,14 @@ export class SqliteStore implements BoardStore {
       countExpiredSince: db.prepare("SELECT COUNT(*) FROM activity WHERE action = 'lease_expired' AND created_at >= ?").pluck(),
       insertReview: db.prepare('INSERT INTO reviews (task_id, reviewer, verdict, note, submitter, created_at) VALUES (?, ?, ?, ?, ?, ?)'),
       insertMessage: db.prepare('INSERT INTO messages (task_id, author, kind, text, created_at) VALUES (?, ?, ?, ?, ?)'),
-      messagesOf: db.prepare('SELECT * FROM messages WHERE task_id = ? ORDER BY id'),
+      // Pages walk the (task_id, id) indexes from the cursor, so a task's 10,000th message costs what its first does.
+      messagesNewest: db.prepare('SELECT * FROM messages WHERE task_id = @task AND id < @from ORDER BY id DESC LIMIT @limit'),
+      messagesOldest: db.prepare('SELECT * FROM messages WHERE task_id = @task AND id > @from ORDER BY id LIMIT @limit'),
+      countMessages: db.prepare('SELECT COUNT(*) FROM messages WHERE task_id = ?').pluck(),
       reviewsOf: db.prepare('SELECT id, task_id, reviewer, verdict, note, created_at FROM reviews WHERE task_id = ? ORDER BY id'),
-      historyOf: db.prepare('SELECT * FROM activity WHERE task_id = ? ORDER BY id'),
+      historyNewest: db.prepare('SELECT * FROM activity WHERE task_id = @task AND id < @from ORDER BY id DESC LIMIT @limit'),
+      historyOldest: db.prepare('SELECT * FROM activity WHERE task_id = @task AND id > @from ORDER BY id LIMIT @limit'),
+      countHistory: db.prepare('SELECT COUNT(*) FROM activity WHERE task_id = ?').pluck(),
       insertAudit: db.prepare('INSERT INTO audit_log (at, agent, tool, task_id, outcome) VALUES (?, ?, ?, ?, ?)'),
       lastSeen: db.prepare('SELECT MAX(at) AS at FROM audit_log WHERE agent = ?').pluck(),
       countByStatus: db.prepare('SELECT status, COUNT(*) AS n FROM tasks GROUP BY status'),
@@ -261,22 +273,34 @@ export class SqliteStore implements BoardStore {
     });
   }
 
-  async getTask(id: number): Promise<TaskDetail | undefined> {
+  async getTask(id: number, pages: TaskDetailPages = FIRST_PAGES): Promise<TaskDetail | undefined> {
     // One read transaction, so the task and its histories are a consistent snapshot.
     return this.db.transaction(() => {
       const row = this.stmt.getTask.get(id) as TaskRow | undefined;
       if (!row) return undefined;
+      const messages = this.page<Message>(this.stmt.messagesNewest, this.stmt.messagesOldest, id, pages.messages);
+      const history = this.page<Omit<Activity, 'edit'> & { edit: string | null }>(this.stmt.historyNewest, this.stmt.historyOldest, id, pages.history);
       return {
         task: this.toTask(row),
-        messages: this.stmt.messagesOf.all(id) as Message[],
+        messages: messages.rows,
+        messageCount: this.stmt.countMessages.get(id) as number,
+        moreMessages: messages.more,
         reviews: this.stmt.reviewsOf.all(id) as Review[],
-        history: (this.stmt.historyOf.all(id) as Array<Omit<Activity, 'edit'> & { edit: string | null }>).map((a) => ({
-          ...a,
-          edit: a.edit === null ? null : (JSON.parse(a.edit) as Activity['edit']),
-        })),
+        history: history.rows.map((a) => ({ ...a, edit: a.edit === null ? null : (JSON.parse(a.edit) as Activity['edit']) })),
+        historyCount: this.stmt.countHistory.get(id) as number,
+        moreHistory: history.more,
         dependents: this.graph.dependents(id),
       };
     })();
+  }
+
+  /** One page of a task's rows in the order asked, and whether more remain past it. */
+  private page<T>(newest: Database.Statement, oldest: Database.Statement, task: number, page: ItemPage): { rows: T[]; more: boolean } {
+    if (page.limit === 0) return { rows: [], more: false };
+    const from = page.from ?? (page.newestFirst ? Number.MAX_SAFE_INTEGER : 0);
+    const rows = (page.newestFirst ? newest : oldest).all({ task, from, limit: page.limit + 1 }) as T[];
+    const more = rows.length > page.limit;
+    return { rows: more ? rows.slice(0, page.limit) : rows, more };
   }
 
   async listTasks(query: TaskQuery): Promise<TaskPage> {

@@ -100,11 +100,30 @@ export interface TaskPage {
   readonly lastRank?: number | null;
 }
 
+/** One page of a task's messages or history: newest first (ids below `from`) or oldest first (ids above it). */
+export interface ItemPage {
+  readonly newestFirst: boolean;
+  /** The id of the last row of the previous page; absent for the first page. */
+  readonly from?: number | undefined;
+  readonly limit: number;
+}
+
+export interface TaskDetailPages {
+  readonly messages: ItemPage;
+  readonly history: ItemPage;
+}
+
 export interface TaskDetail {
   readonly task: Task;
+  /** The page asked for; `messageCount` says how many there are in all. */
   readonly messages: Message[];
+  readonly messageCount: number;
+  /** Whether rows remain past this page. */
+  readonly moreMessages: boolean;
   readonly reviews: Review[];
   readonly history: Activity[];
+  readonly historyCount: number;
+  readonly moreHistory: boolean;
   /** The tasks whose depends_on names this one. */
   readonly dependents: number[];
 }
@@ -278,7 +297,8 @@ export type DecideReservation = (task: Task, own: readonly Reservation[], nearby
 export interface BoardStore {
   /** With dependencies, `check` judges them as stored now, inside the same transaction. */
   createTask(task: NewTask, extras?: WriteExtras<Task>, check?: CheckDependencies): Promise<Task>;
-  getTask(id: number): Promise<TaskDetail | undefined>;
+  /** The task with one page of its messages and of its history (the newest 20 of each when `pages` is omitted). */
+  getTask(id: number, pages?: TaskDetailPages): Promise<TaskDetail | undefined>;
   listTasks(query: TaskQuery): Promise<TaskPage>;
   /** The newest tasks in one state, newest (highest id) first. */
   latestTasks(status: TaskStatus, limit: number): Promise<TaskSummary[]>;
