@@ -68,7 +68,11 @@ describe('room, cursors and receipts across three agents', () => {
       expect((await api(board, 'w2', 'read_log', { limit: 100 })).body.messages).toHaveLength(7);
       const Database = (await import('better-sqlite3')).default;
       const db = new Database(board.dbPath, { readonly: true });
-      const tools = (db.prepare("SELECT tool, outcome FROM audit_log WHERE tool IN ('post','read_log')").all() as Array<{ tool: string; outcome: string }>);
+      // A read's audit row is committed within a few ms of its answer (AUDIT_FLUSH_MS), so the last one may trail.
+      const tools = await eventually('the three read_log rows', () => {
+        const rows = db.prepare("SELECT tool, outcome FROM audit_log WHERE tool IN ('post','read_log')").all() as Array<{ tool: string; outcome: string }>;
+        return rows.filter((t) => t.tool === 'read_log').length >= 3 && rows;
+      });
       db.close();
       expect(tools.filter((t) => t.tool === 'post' && t.outcome === 'invalid_input')).toHaveLength(4);
       expect(tools.filter((t) => t.tool === 'read_log')).toHaveLength(3);

@@ -183,7 +183,6 @@ export class SqliteStore implements BoardStore {
       countHistory: db.prepare('SELECT COUNT(*) FROM activity WHERE task_id = ?').pluck(),
       insertAudit: db.prepare('INSERT INTO audit_log (at, agent, tool, task_id, outcome) VALUES (?, ?, ?, ?, ?)'),
       lastSeen: db.prepare('SELECT MAX(at) AS at FROM audit_log WHERE agent = ?').pluck(),
-      countByStatus: db.prepare('SELECT status, COUNT(*) AS n FROM tasks GROUP BY status'),
       findResponse: db.prepare(
         'SELECT tool, request_hash AS requestHash, response, created_at AS createdAt FROM idempotency_keys WHERE agent = ? AND key = ? AND created_at >= ?',
       ),
@@ -214,10 +213,12 @@ export class SqliteStore implements BoardStore {
            AND (m.recipients = 'all' OR EXISTS (SELECT 1 FROM room_receipts r WHERE r.agent = @agent AND r.message_id = m.id))
          ORDER BY m.id LIMIT @limit`,
       ),
+      // Counted up to @cap: a wait needs to know whether there is something, and roughly how much, not the exact backlog.
       countUnread: db.prepare(
-        `SELECT COUNT(*) FROM room_messages m
+        `SELECT COUNT(*) FROM (SELECT 1 FROM room_messages m
          WHERE m.id > @after AND m.author != @agent
-           AND (m.recipients = 'all' OR EXISTS (SELECT 1 FROM room_receipts r WHERE r.agent = @agent AND r.message_id = m.id))`,
+           AND (m.recipients = 'all' OR EXISTS (SELECT 1 FROM room_receipts r WHERE r.agent = @agent AND r.message_id = m.id))
+         LIMIT @cap)`,
       ).pluck(),
       markRead: db.prepare('UPDATE room_receipts SET read_at = ? WHERE agent = ? AND message_id <= ? AND read_at IS NULL'),
       roomLog: db.prepare(
@@ -228,14 +229,19 @@ export class SqliteStore implements BoardStore {
       ),
       roomMessage: db.prepare('SELECT id, author, recipients, text, created_at FROM room_messages WHERE id = ?'),
       receiptsOf: db.prepare('SELECT agent, read_at FROM room_receipts WHERE message_id = ? ORDER BY agent'),
+      // Walks the ready set (the tasks_ready partial index) and stops at @cap hits.
       countClaimable: db.prepare(
-        `SELECT COUNT(*) FROM tasks WHERE status = 'open' AND blocker_count = 0 AND (assignee IS NULL OR assignee = @agent)
-           AND NOT EXISTS (SELECT 1 FROM task_skills s WHERE s.task_id = tasks.id AND s.skill NOT IN (SELECT value FROM json_each(@skills)))`,
+        `SELECT COUNT(*) FROM (SELECT 1 FROM tasks INDEXED BY tasks_ready WHERE status = 'open' AND blocker_count = 0 AND (assignee IS NULL OR assignee = @agent)
+           AND NOT EXISTS (SELECT 1 FROM task_skills s WHERE s.task_id = tasks.id AND s.skill NOT IN (SELECT value FROM json_each(@skills)))
+         LIMIT @cap)`,
       ).pluck(),
-      countSubmitted: db.prepare("SELECT COUNT(*) FROM tasks WHERE status = 'submitted'").pluck(),
-      countSubmittedByOthers: db.prepare("SELECT COUNT(*) FROM tasks WHERE status = 'submitted' AND assignee != ?").pluck(),
+      // The counters of migration 008, kept by triggers: reading them costs the same at a million tasks as at ten.
+      boardCount: db.prepare('SELECT n FROM board_counts WHERE name = ?').pluck(),
+      boardCounts: db.prepare('SELECT name, n FROM board_counts'),
+      countSubmittedOwn: db.prepare("SELECT COUNT(*) FROM tasks WHERE assignee = ? AND status = 'submitted'").pluck(),
       reviewsFor: db.prepare('SELECT id, task_id, verdict, reviewer, created_at FROM reviews WHERE submitter = ? AND id > ? ORDER BY id'),
-      holdings: db.prepare("SELECT id, title, status, assignee, claim_id, lease_expires_at FROM tasks WHERE status = 'claimed' ORDER BY id"),
+      // Per agent, on the (assignee, status, id) index: what one member holds, however large the board.
+      holdingsOf: db.prepare("SELECT id, title, status, claim_id, lease_expires_at FROM tasks WHERE assignee = ? AND status = 'claimed' ORDER BY id"),
       // Walks the (status, id) index backwards: as cheap for the last 50 of a million as of the last 50 of 60.
       latestTasks: db.prepare(`SELECT ${SUMMARY_COLUMNS} FROM tasks WHERE status = ? ORDER BY id DESC LIMIT ?`),
     };
@@ -466,7 +472,7 @@ export class SqliteStore implements BoardStore {
 
   async countTasksByStatus(): Promise<Record<TaskStatus, number>> {
     const counts = Object.fromEntries(TASK_STATUSES.map((s) => [s, 0])) as Record<TaskStatus, number>;
-    for (const row of this.stmt.countByStatus.all() as { status: TaskStatus; n: number }[]) counts[row.status] = row.n;
+    for (const row of this.stmt.boardCounts.all() as { name: string; n: number }[]) if (row.name in counts) counts[row.name as TaskStatus] = row.n;
     return counts;
   }
 
@@ -528,11 +534,15 @@ export class SqliteStore implements BoardStore {
       const after = (this.stmt.roomCursor.get(query.agent) as number | undefined) ?? 0;
       const reviewAfter = (this.stmt.reviewCursor.get(query.agent) as number | undefined) ?? 0;
       return {
-        unreadMessages: this.stmt.countUnread.get({ after, agent: query.agent }) as number,
-        claimableTasks: query.claims ? (this.stmt.countClaimable.get({ agent: query.agent, skills: JSON.stringify(query.skills) }) as number) : 0,
+        unreadMessages: this.stmt.countUnread.get({ after, agent: query.agent, cap: LIMITS.waitCountMax }) as number,
+        claimableTasks: query.claims ? (this.stmt.countClaimable.get({ agent: query.agent, skills: JSON.stringify(query.skills), cap: LIMITS.waitCountMax }) as number) : 0,
         strandedTasks: this.graph.stranded(query.stranded ?? 'none', query.agent),
         toReview:
-          query.reviews === 'all' ? (this.stmt.countSubmitted.get() as number) : query.reviews === 'others' ? (this.stmt.countSubmittedByOthers.get(query.agent) as number) : 0,
+          query.reviews === 'all'
+            ? this.submittedCount()
+            : query.reviews === 'others'
+              ? this.submittedCount() - (this.stmt.countSubmittedOwn.get(query.agent) as number)
+              : 0,
         reviews: this.stmt.reviewsFor.all(query.agent, reviewAfter) as ReviewNotice[],
       };
     })();
@@ -545,14 +555,19 @@ export class SqliteStore implements BoardStore {
     });
   }
 
-  async holdings(): Promise<Map<string, Holding[]>> {
-    const held = new Map<string, Holding[]>();
-    for (const { assignee, ...holding } of this.stmt.holdings.all() as Array<Holding & { assignee: string }>) {
-      const list = held.get(assignee) ?? [];
-      list.push(holding);
-      held.set(assignee, list);
-    }
-    return held;
+  private submittedCount(): number {
+    return this.stmt.boardCount.get('submitted') as number;
+  }
+
+  async holdings(agents: readonly string[]): Promise<Map<string, Holding[]>> {
+    return this.db.transaction(() => {
+      const held = new Map<string, Holding[]>();
+      for (const agent of agents) {
+        const rows = this.stmt.holdingsOf.all(agent) as Holding[];
+        if (rows.length > 0) held.set(agent, rows);
+      }
+      return held;
+    })();
   }
 
   async expireLeases(at: string): Promise<ExpiredLease[]> {
@@ -654,16 +669,6 @@ export class SqliteStore implements BoardStore {
     return this.reservations.ofTask(taskId);
   }
 
-  async reservationsByTask(): Promise<Map<number, Reservation[]>> {
-    const byTask = new Map<number, Reservation[]>();
-    for (const reservation of this.reservations.all()) {
-      const list = byTask.get(reservation.task_id) ?? [];
-      list.push(reservation);
-      byTask.set(reservation.task_id, list);
-    }
-    return byTask;
-  }
-
   /** Inside a transaction that ended a claim: deletes its reservations and, if it had any, says so in the history. */
   private endReservations(ended: { taskId: number; claimId: number; status: TaskStatus; assignee: string | null; how: string; at: string }): void {
     const count = this.reservations.endClaim(ended.claimId);
@@ -731,7 +736,7 @@ export class SqliteStore implements BoardStore {
   }
 
   async countReady(): Promise<number> {
-    return this.graph.countReady();
+    return this.stmt.boardCount.get('ready') as number;
   }
 
   private toTask(row: TaskRow): Task {

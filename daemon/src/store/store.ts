@@ -330,8 +330,8 @@ export interface BoardStore {
   pendingFor(query: PendingQuery): Promise<PendingCounts>;
   /** Marks the reviews up to this id as told to the agent. */
   markReviewsSeen(agent: string, upToId: number): Promise<void>;
-  /** Tasks each agent holds (claimed) now. */
-  holdings(): Promise<Map<string, Holding[]>>;
+  /** Tasks each of these agents holds (claimed) now, read per agent; agents holding nothing are absent. */
+  holdings(agents: readonly string[]): Promise<Map<string, Holding[]>>;
   /**
    * Reopens every claim whose lease lapsed at or before `now`, each with a `lease_expired` history row, in one
    * transaction; a conditional update, so of several daemons sweeping at once each lapse is reopened once.
@@ -359,8 +359,6 @@ export interface BoardStore {
   listReservations(scope: string, afterId: number, limit: number): Promise<Reservation[]>;
   /** The reservations a task's current claim holds. */
   reservationsOf(taskId: number): Promise<Reservation[]>;
-  /** Every live reservation, grouped by task id. */
-  reservationsByTask(): Promise<Map<number, Reservation[]>>;
   /** Ends the lease if this instance holds it. */
   releaseInstance(agent: string, instanceId: string): Promise<void>;
   /**
