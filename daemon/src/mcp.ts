@@ -1,4 +1,4 @@
-// The MCP face: Streamable HTTP on /mcp, stateless, one short-lived server per request, tools from shared/.
+// The MCP face: Streamable HTTP on /mcp, stateless, servers built once and reused, one transport per request, tools from shared/.
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import {
@@ -43,18 +43,51 @@ function malformedRequest(body: unknown): ReturnType<typeof jsonRpcError> | unde
   return jsonRpcError(-32602, `Invalid params: ${method} ${where}: ${issue?.message ?? 'malformed'}; send params of the shape the MCP specification gives`, id);
 }
 
-function createMcpServer(agent: Agent, dispatcher: ToolDispatcher, requestId: string, signal: AbortSignal): Server {
-  const server = new Server({ name: 'roundtable', version: VERSION }, { capabilities: SERVER_CAPABILITIES, instructions: SERVER_INSTRUCTIONS });
-  registerBoardTools(server, {
-    call: (name, args) => dispatcher.call(agent, name, args, { requestId, signal }),
-    toErrorBody: (error) => asBoardError(error).toBody(),
-  });
-  registerBoardPrompts(server);
-  return server;
+/** Who sent the request a pooled server is answering: handed to its handlers as the transport's authInfo. */
+interface Caller {
+  readonly agent: Agent;
+  readonly requestId: string;
+  readonly signal: AbortSignal;
+}
+
+/** At most this many idle servers are kept; more concurrent requests build more, which are then dropped. */
+const IDLE_SERVERS = 64;
+
+/**
+ * Building an MCP server costs more than answering a tool call, so servers are built once and reused: each request
+ * takes an idle one, connects it to the request's own transport, and gives it back after closing that transport.
+ * A server holds nothing of a request once closed, so /mcp stays stateless: any daemon answers any request.
+ */
+class McpServerPool {
+  private readonly idle: Server[] = [];
+
+  constructor(private readonly dispatcher: ToolDispatcher) {}
+
+  take(): Server {
+    return this.idle.pop() ?? this.build();
+  }
+
+  give(server: Server): void {
+    if (this.idle.length < IDLE_SERVERS) this.idle.push(server);
+  }
+
+  private build(): Server {
+    const server = new Server({ name: 'roundtable', version: VERSION }, { capabilities: SERVER_CAPABILITIES, instructions: SERVER_INSTRUCTIONS });
+    registerBoardTools(server, {
+      call: (name, args, request) => {
+        const caller = request.authInfo?.extra?.['caller'] as Caller;
+        return this.dispatcher.call(caller.agent, name, args, { requestId: caller.requestId, signal: caller.signal });
+      },
+      toErrorBody: (error) => asBoardError(error).toBody(),
+    });
+    registerBoardPrompts(server);
+    return server;
+  }
 }
 
 export function mcpRoutes(dispatcher: ToolDispatcher): Hono<{ Variables: AuthVariables }> {
   const mcp = new Hono<{ Variables: AuthVariables }>();
+  const servers = new McpServerPool(dispatcher);
 
   mcp.post('/', async (c) => {
     let body: unknown;
@@ -67,13 +100,16 @@ export function mcpRoutes(dispatcher: ToolDispatcher): Hono<{ Variables: AuthVar
     if (Array.isArray(body)) return c.json(jsonRpcError(-32600, 'Invalid Request: JSON-RPC batches are not supported; send one message per request'), 400);
     const malformed = malformedRequest(body);
     if (malformed) return c.json(malformed);
-    const server = createMcpServer(c.get('agent'), dispatcher, c.get('requestId'), c.req.raw.signal);
+    const caller: Caller = { agent: c.get('agent'), requestId: c.get('requestId'), signal: c.req.raw.signal };
+    const server = servers.take();
     const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true });
     await server.connect(transport);
     try {
-      return await transport.handleRequest(c.req.raw, { parsedBody: body });
+      // The token is never handed on: the caller is already authenticated, and only its Agent travels.
+      return await transport.handleRequest(c.req.raw, { parsedBody: body, authInfo: { token: '', clientId: caller.agent.name, scopes: [], extra: { caller } } });
     } finally {
       await server.close();
+      servers.give(server);
     }
   });
 

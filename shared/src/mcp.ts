@@ -1,5 +1,6 @@
 // Serving the board's tools on an MCP server: the same list and the same result shapes wherever they are served.
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import {
   ErrorCode,
   GetPromptRequestSchema,
@@ -43,9 +44,14 @@ export function errorResult(body: ToolErrorBody): CallToolResult {
   return { content: [{ type: 'text', text: JSON.stringify(body) }], isError: true };
 }
 
+/** What the transport says about the request a tool call came in: a server reused across requests reads its caller here. */
+export interface ToolCallRequest {
+  readonly authInfo?: AuthInfo | undefined;
+}
+
 export interface BoardToolHandlers {
   /** Runs a tool; resolves with its output or rejects with anything `toErrorBody` understands. */
-  call(name: string, args: Record<string, unknown>): Promise<Record<string, unknown>>;
+  call(name: string, args: Record<string, unknown>, request: ToolCallRequest): Promise<Record<string, unknown>>;
   toErrorBody(error: unknown): ToolErrorBody;
 }
 
@@ -60,10 +66,10 @@ const callToolAsSent = z.object({ method: z.literal('tools/call'), params: z.unk
 
 export function registerBoardTools(server: Server, handlers: BoardToolHandlers): void {
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listedTools() }));
-  server.setRequestHandler(callToolAsSent, async (request) => {
+  server.setRequestHandler(callToolAsSent, async (request, extra) => {
     const params = request.params as CallToolRequest['params'];
     try {
-      return successResult(await handlers.call(params.name, params.arguments ?? {}));
+      return successResult(await handlers.call(params.name, params.arguments ?? {}, { authInfo: extra.authInfo }));
     } catch (error) {
       return errorResult(handlers.toErrorBody(error));
     }

@@ -64,3 +64,10 @@ it('create, block, claim, lapse, submit, reject, approve, cancel, edit: /status 
   await eventually('the lapsed claim to be reopened', async () => (await status())['tasks_by_status'].claimed === 0);
   await expectAgreement('after a lapsed claim was reopened');
 });
+
+it('wait_for_activity counts claimable tasks up to 100 and stops there', async () => {
+  for (let i = 0; i < 105; i++) await api(board, 'lead', 'create_task', { title: `many ${i}` });
+  const answer = await api(board, 'w3', 'wait_for_activity', { timeout_s: 0 });
+  expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+  expect(answer.body).toMatchObject({ reason: 'pending', claimable_tasks: 100 });
+});
