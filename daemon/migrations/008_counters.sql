@@ -32,3 +32,41 @@ CREATE TRIGGER board_counts_ready AFTER UPDATE OF status, blocker_count ON tasks
 BEGIN
   UPDATE board_counts SET n = n + CASE WHEN NEW.status = 'open' AND NEW.blocker_count = 0 THEN 1 ELSE -1 END WHERE name = 'ready';
 END;
+
+-- The ready set by what it takes to claim a task: its required skills (as stored) and its assignee ('' for anyone).
+-- Few distinct rows however many tasks, so an agent's claimable count is a sum over them (sqlite.ts countClaimable).
+CREATE TABLE ready_skill_sets (
+  skills TEXT NOT NULL,
+  assignee TEXT NOT NULL,
+  n INTEGER NOT NULL,
+  PRIMARY KEY (skills, assignee)
+) WITHOUT ROWID;
+
+INSERT INTO ready_skill_sets (skills, assignee, n)
+  SELECT required_skills, COALESCE(assignee, ''), COUNT(*) FROM tasks WHERE status = 'open' AND blocker_count = 0 GROUP BY 1, 2;
+
+CREATE TRIGGER ready_skill_sets_insert AFTER INSERT ON tasks WHEN NEW.status = 'open' AND NEW.blocker_count = 0
+BEGIN
+  INSERT INTO ready_skill_sets (skills, assignee, n) VALUES (NEW.required_skills, COALESCE(NEW.assignee, ''), 1)
+    ON CONFLICT (skills, assignee) DO UPDATE SET n = n + 1;
+END;
+
+CREATE TRIGGER ready_skill_sets_delete AFTER DELETE ON tasks WHEN OLD.status = 'open' AND OLD.blocker_count = 0
+BEGIN
+  UPDATE ready_skill_sets SET n = n - 1 WHERE skills = OLD.required_skills AND assignee = COALESCE(OLD.assignee, '');
+  DELETE FROM ready_skill_sets WHERE n <= 0;
+END;
+
+CREATE TRIGGER ready_skill_sets_leave AFTER UPDATE OF status, blocker_count, assignee, required_skills ON tasks
+  WHEN OLD.status = 'open' AND OLD.blocker_count = 0
+BEGIN
+  UPDATE ready_skill_sets SET n = n - 1 WHERE skills = OLD.required_skills AND assignee = COALESCE(OLD.assignee, '');
+  DELETE FROM ready_skill_sets WHERE n <= 0;
+END;
+
+CREATE TRIGGER ready_skill_sets_enter AFTER UPDATE OF status, blocker_count, assignee, required_skills ON tasks
+  WHEN NEW.status = 'open' AND NEW.blocker_count = 0
+BEGIN
+  INSERT INTO ready_skill_sets (skills, assignee, n) VALUES (NEW.required_skills, COALESCE(NEW.assignee, ''), 1)
+    ON CONFLICT (skills, assignee) DO UPDATE SET n = n + 1;
+END;

@@ -30,8 +30,6 @@ export const LIMITS = {
   /** get_task: messages and history rows per page, default and most. */
   taskItemsDefault: 20,
   taskItemsMax: 100,
-  /** wait_for_activity counts unread messages and claimable tasks up to this many: at it, there may be more. */
-  waitCountMax: 100,
 } as const;
 
 /** An Idempotency-Key header on a mutating API call: 1-200 of these characters; kept for 24 hours. */

@@ -65,9 +65,25 @@ it('create, block, claim, lapse, submit, reject, approve, cancel, edit: /status 
   await expectAgreement('after a lapsed claim was reopened');
 });
 
-it('wait_for_activity counts claimable tasks up to 100 and stops there', async () => {
-  for (let i = 0; i < 105; i++) await api(board, 'lead', 'create_task', { title: `many ${i}` });
-  const answer = await api(board, 'w3', 'wait_for_activity', { timeout_s: 0 });
-  expect(answer.status, JSON.stringify(answer.body)).toBe(200);
-  expect(answer.body).toMatchObject({ reason: 'pending', claimable_tasks: 100 });
+it("wait_for_activity's claimable_tasks, from the counters, equals what claimable_by_me lists, for every worker", async () => {
+  const create = (args: Record<string, unknown>) => api(board, 'lead', 'create_task', { title: 'c', ...args });
+  for (let i = 0; i < 30; i++) await create({});
+  for (let i = 0; i < 12; i++) await create({ required_skills: i % 2 ? ['python'] : ['sql', 'python'] });
+  await create({ required_skills: ['python'], assignee: 'w2' });
+  await create({ assignee: 'w3' });
+  const blocker = (await create({})).body.task.id;
+  await create({ depends_on: [blocker] });
+  const claimed = (await create({ required_skills: ['sql'] })).body.task.id;
+  await api(board, 'w1', 'claim_task', { task_id: claimed });
+  for (const worker of ['w1', 'w2', 'w3']) {
+    let listed = 0;
+    let cursor: string | null = null;
+    do {
+      const page: Record<string, any> = (await api(board, worker, 'list_tasks', { claimable_by_me: true, limit: 100, ...(cursor && { cursor }) })).body;
+      listed += page.tasks.length;
+      cursor = page.next_cursor;
+    } while (cursor);
+    const waited = await api(board, worker, 'wait_for_activity', { timeout_s: 0, for: ['tasks'] });
+    expect(waited.body.claimable_tasks, worker).toBe(listed);
+  }
 });

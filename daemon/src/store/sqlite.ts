@@ -213,12 +213,10 @@ export class SqliteStore implements BoardStore {
            AND (m.recipients = 'all' OR EXISTS (SELECT 1 FROM room_receipts r WHERE r.agent = @agent AND r.message_id = m.id))
          ORDER BY m.id LIMIT @limit`,
       ),
-      // Counted up to @cap: a wait needs to know whether there is something, and roughly how much, not the exact backlog.
       countUnread: db.prepare(
-        `SELECT COUNT(*) FROM (SELECT 1 FROM room_messages m
+        `SELECT COUNT(*) FROM room_messages m
          WHERE m.id > @after AND m.author != @agent
-           AND (m.recipients = 'all' OR EXISTS (SELECT 1 FROM room_receipts r WHERE r.agent = @agent AND r.message_id = m.id))
-         LIMIT @cap)`,
+           AND (m.recipients = 'all' OR EXISTS (SELECT 1 FROM room_receipts r WHERE r.agent = @agent AND r.message_id = m.id))`,
       ).pluck(),
       markRead: db.prepare('UPDATE room_receipts SET read_at = ? WHERE agent = ? AND message_id <= ? AND read_at IS NULL'),
       roomLog: db.prepare(
@@ -229,11 +227,10 @@ export class SqliteStore implements BoardStore {
       ),
       roomMessage: db.prepare('SELECT id, author, recipients, text, created_at FROM room_messages WHERE id = ?'),
       receiptsOf: db.prepare('SELECT agent, read_at FROM room_receipts WHERE message_id = ? ORDER BY agent'),
-      // Walks the ready set (the tasks_ready partial index) and stops at @cap hits.
+      // A sum over the ready set's distinct (required skills, assignee) rows (migration 008), not over its tasks.
       countClaimable: db.prepare(
-        `SELECT COUNT(*) FROM (SELECT 1 FROM tasks INDEXED BY tasks_ready WHERE status = 'open' AND blocker_count = 0 AND (assignee IS NULL OR assignee = @agent)
-           AND NOT EXISTS (SELECT 1 FROM task_skills s WHERE s.task_id = tasks.id AND s.skill NOT IN (SELECT value FROM json_each(@skills)))
-         LIMIT @cap)`,
+        `SELECT COALESCE(SUM(n), 0) FROM ready_skill_sets r WHERE (r.assignee = '' OR r.assignee = @agent)
+           AND NOT EXISTS (SELECT 1 FROM json_each(r.skills) s WHERE s.value NOT IN (SELECT value FROM json_each(@skills)))`,
       ).pluck(),
       // The counters of migration 008, kept by triggers: reading them costs the same at a million tasks as at ten.
       boardCount: db.prepare('SELECT n FROM board_counts WHERE name = ?').pluck(),
@@ -534,8 +531,8 @@ export class SqliteStore implements BoardStore {
       const after = (this.stmt.roomCursor.get(query.agent) as number | undefined) ?? 0;
       const reviewAfter = (this.stmt.reviewCursor.get(query.agent) as number | undefined) ?? 0;
       return {
-        unreadMessages: this.stmt.countUnread.get({ after, agent: query.agent, cap: LIMITS.waitCountMax }) as number,
-        claimableTasks: query.claims ? (this.stmt.countClaimable.get({ agent: query.agent, skills: JSON.stringify(query.skills), cap: LIMITS.waitCountMax }) as number) : 0,
+        unreadMessages: this.stmt.countUnread.get({ after, agent: query.agent }) as number,
+        claimableTasks: query.claims ? (this.stmt.countClaimable.get({ agent: query.agent, skills: JSON.stringify(query.skills) }) as number) : 0,
         strandedTasks: this.graph.stranded(query.stranded ?? 'none', query.agent),
         toReview:
           query.reviews === 'all'
