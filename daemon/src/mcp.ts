@@ -1,4 +1,4 @@
-// The MCP face: Streamable HTTP on /mcp, stateless, servers built once and reused, one transport per request, tools from shared/.
+// The MCP face: Streamable HTTP on /mcp, stateless; a plain tools/call answered directly, the rest by reused SDK servers, tools from shared/.
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import {
@@ -8,9 +8,12 @@ import {
   ListPromptsRequestSchema,
   ListToolsRequestSchema,
   PingRequestSchema,
+  SUPPORTED_PROTOCOL_VERSIONS,
+  type CallToolRequest,
 } from '@modelcontextprotocol/sdk/types.js';
+import type { Context } from 'hono';
 import { Hono } from 'hono';
-import { registerBoardPrompts, registerBoardTools, SERVER_CAPABILITIES, SERVER_INSTRUCTIONS } from 'roundtable-shared';
+import { registerBoardPrompts, registerBoardTools, runBoardTool, SERVER_CAPABILITIES, SERVER_INSTRUCTIONS, type BoardToolHandlers } from 'roundtable-shared';
 import type { Agent } from './agents.js';
 import type { ToolDispatcher } from './board/dispatch.js';
 import { asBoardError } from './errors.js';
@@ -60,8 +63,18 @@ const IDLE_SERVERS = 64;
  */
 class McpServerPool {
   private readonly idle: Server[] = [];
+  /** The board's tools as MCP handlers: the caller of each call comes from the request's authInfo. */
+  readonly handlers: BoardToolHandlers;
 
-  constructor(private readonly dispatcher: ToolDispatcher) {}
+  constructor(dispatcher: ToolDispatcher) {
+    this.handlers = {
+      call: (name, args, request) => {
+        const caller = request.authInfo?.extra?.['caller'] as Caller;
+        return dispatcher.call(caller.agent, name, args, { requestId: caller.requestId, signal: caller.signal });
+      },
+      toErrorBody: (error) => asBoardError(error).toBody(),
+    };
+  }
 
   take(): Server {
     return this.idle.pop() ?? this.build();
@@ -73,16 +86,27 @@ class McpServerPool {
 
   private build(): Server {
     const server = new Server({ name: 'roundtable', version: VERSION }, { capabilities: SERVER_CAPABILITIES, instructions: SERVER_INSTRUCTIONS });
-    registerBoardTools(server, {
-      call: (name, args, request) => {
-        const caller = request.authInfo?.extra?.['caller'] as Caller;
-        return this.dispatcher.call(caller.agent, name, args, { requestId: caller.requestId, signal: caller.signal });
-      },
-      toErrorBody: (error) => asBoardError(error).toBody(),
-    });
+    registerBoardTools(server, this.handlers);
     registerBoardPrompts(server);
     return server;
   }
+}
+
+/**
+ * A tools/call that the SDK's transport and server would take as it is: the headers it requires (both media types
+ * accepted, a JSON body, a supported or absent protocol version) and a well-formed request (checked by
+ * malformedRequest before). Such a call, the one agents make all day, is answered here with the same runBoardTool the
+ * SDK server runs, skipping the transport's per-request Request/Response objects; anything else goes to the SDK.
+ */
+function plainToolCall(c: Context, body: unknown): { id: string | number; params: CallToolRequest['params'] } | undefined {
+  const message = body as { jsonrpc?: unknown; method?: unknown; id?: unknown; params?: unknown };
+  if (message.jsonrpc !== '2.0' || message.method !== 'tools/call' || (typeof message.id !== 'string' && typeof message.id !== 'number')) return undefined;
+  const accept = c.req.header('accept') ?? '';
+  if (!accept.includes('application/json') || !accept.includes('text/event-stream')) return undefined;
+  if (!/^application\/json\s*(;|$)/i.test(c.req.header('content-type') ?? '')) return undefined;
+  const version = c.req.header('mcp-protocol-version');
+  if (version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) return undefined;
+  return { id: message.id, params: message.params as CallToolRequest['params'] };
 }
 
 export function mcpRoutes(dispatcher: ToolDispatcher): Hono<{ Variables: AuthVariables }> {
@@ -101,6 +125,11 @@ export function mcpRoutes(dispatcher: ToolDispatcher): Hono<{ Variables: AuthVar
     const malformed = malformedRequest(body);
     if (malformed) return c.json(malformed);
     const caller: Caller = { agent: c.get('agent'), requestId: c.get('requestId'), signal: c.req.raw.signal };
+    const call = plainToolCall(c, body);
+    if (call) {
+      const result = await runBoardTool(servers.handlers, call.params, { authInfo: { token: '', clientId: caller.agent.name, scopes: [], extra: { caller } } });
+      return c.json({ result, jsonrpc: '2.0', id: call.id });
+    }
     const server = servers.take();
     const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true });
     await server.connect(transport);

@@ -66,14 +66,16 @@ const callToolAsSent = z.object({ method: z.literal('tools/call'), params: z.unk
 
 export function registerBoardTools(server: Server, handlers: BoardToolHandlers): void {
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listedTools() }));
-  server.setRequestHandler(callToolAsSent, async (request, extra) => {
-    const params = request.params as CallToolRequest['params'];
-    try {
-      return successResult(await handlers.call(params.name, params.arguments ?? {}, { authInfo: extra.authInfo }));
-    } catch (error) {
-      return errorResult(handlers.toErrorBody(error));
-    }
-  });
+  server.setRequestHandler(callToolAsSent, (request, extra) => runBoardTool(handlers, request.params as CallToolRequest['params'], { authInfo: extra.authInfo }));
+}
+
+/** One tools/call answered: the tool's output as a result, or its error as an error result. */
+export async function runBoardTool(handlers: BoardToolHandlers, params: CallToolRequest['params'], request: ToolCallRequest): Promise<CallToolResult> {
+  try {
+    return successResult(await handlers.call(params.name, params.arguments ?? {}, request));
+  } catch (error) {
+    return errorResult(handlers.toErrorBody(error));
+  }
 }
 
 /** prompts/list and prompts/get: the same fixed texts from prompts.ts wherever they are served. */
