@@ -22,6 +22,7 @@
 //   hooks.mjs         hook_stop
 //   plans.mjs         ready_set, unblock_wake
 //   reservations.mjs  reservations
+//   tool-list.mjs     tool_list             tools/list tokens per role on /mcp, now and before (shared/ built from git)
 // Each section is one async function that starts its own servers on 127.0.0.1 over its own seeded database copy,
 // measures, stops them, and adds rows to the shared report; adding a section means adding it to SECTIONS below.
 //
@@ -59,6 +60,7 @@ import { benchEventStreams, benchIdleWaiters, benchWakeup } from './live.mjs';
 import { benchReadySet, benchUnblockWake } from './plans.mjs';
 import { benchReservations } from './reservations.mjs';
 import { benchScale } from './scale.mjs';
+import { benchToolList } from './tool-list.mjs';
 
 const liveHelpers = () => ({ report, makeTempDir, writeAgents, startDaemon, stopServer, percentiles, fmt, TARGETS, ROOT, seedTasks: seedListBoard });
 
@@ -83,6 +85,7 @@ const SECTIONS = [
   { file: 'durability', name: 'lone_write', run: benchLoneWrite },
   { file: 'durability', name: 'mcp_cost', run: benchMcpCost },
   { file: 'durability', name: 'wake_1000', run: benchWake1000 },
+  { file: 'tool-list', name: 'tool_list', run: () => benchToolList(liveHelpers()) },
   { file: 'scale', name: 'scale', run: benchScale },
 ];
 

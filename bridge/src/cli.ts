@@ -1,19 +1,19 @@
 // The `roundtable-bridge` command: serve MCP over stdio (the default), login, logout, status, hook, wake, setup, guard.
 import { parseArgs } from 'node:util';
 import { BoardClient, BoardRefusal } from './board-client.js';
-import { loadBridgeConfig, type BridgeConfig } from './config.js';
+import { loadBridgeConfig, parseToolsets, type BridgeConfig } from './config.js';
 import { findToken, noTokenLine, type FoundToken } from './credentials.js';
 import { BadConfig, BridgeError, DaemonUnreachable, KeychainTimeout } from './errors.js';
 import { deleteTokenFromKeychain, KEYCHAIN_SERVICE, storeTokenInKeychain } from './keychain.js';
 import { log, setVerbose } from './log.js';
-import { serveStdio } from './serve.js';
+import { AudienceCache, audienceOf } from './tool-audience.js';
 import { print, promptHidden, readAllStdin } from './terminal.js';
 import { VERSION } from './version.js';
 
 const HELP = `roundtable-bridge ${VERSION}: connect an MCP client to a Roundtable board over stdio
 
 Usage:
-  roundtable-bridge --url URL [--profile NAME] [--ca FILE] [--timeout S]
+  roundtable-bridge --url URL [--profile NAME] [--ca FILE] [--timeout S] [--toolsets LIST]
       Serve the board's tools over stdio (what an agent app launches).
   roundtable-bridge login --url URL [--profile NAME] [--token-stdin]
       Check a token against the board and store it in the OS keychain.
@@ -39,6 +39,7 @@ Options:
   --profile NAME   keychain account to use instead of the board's origin (several agents on one machine)
   --ca FILE        PEM file of a private CA that signed the board's certificate (or NODE_EXTRA_CA_CERTS)
   --timeout S      seconds to wait for the board per call (default 30)
+  --toolsets LIST  list only these toolsets' tools, from tasks, room, presence, reservations (whoami always)
   --token-stdin    login: read the token from standard input instead of a hidden prompt
   --scope NAME     guard: the reservation scope (repository name) to check; default: the default scope
   --strict         guard: refuse the commit when the board cannot be asked
@@ -59,7 +60,7 @@ function clientFor(config: BridgeConfig, token: (refresh: boolean) => Promise<st
   return new BoardClient({ config, token, userAgent: `roundtable-bridge/${VERSION}` });
 }
 
-async function serve(config: BridgeConfig): Promise<void> {
+async function serve(config: BridgeConfig, toolsets: ReturnType<typeof parseToolsets>): Promise<void> {
   let found: Promise<FoundToken> | undefined;
   // Looked up again after a 401 (a `login` may have stored a new token) and after a failure.
   const token = async (refresh: boolean) => {
@@ -71,7 +72,11 @@ async function serve(config: BridgeConfig): Promise<void> {
       throw error;
     }
   };
-  await serveStdio({ client: clientFor(config, token), version: VERSION });
+  const audienceCache = new AudienceCache({ baseUrl: config.baseUrl, account: config.account });
+  // The MCP server (the SDK's server side, the tool list) is loaded only to serve: hooks, which run at the end of every
+  // turn, and the other commands never pay for it.
+  const { serveStdio } = await import('./serve.js');
+  await serveStdio({ client: clientFor(config, token), version: VERSION, toolsets, audienceCache });
   log.debug('serving over stdio', { board: config.baseUrl });
   // Looked up once in the background after start, so tools/list is not held up by the keychain, and a bridge
   // with no token says so in its log at once instead of at the first tool call.
@@ -100,6 +105,9 @@ async function login(config: BridgeConfig, tokenFromStdin: boolean): Promise<num
     throw error;
   }
   await storeTokenInKeychain(config.account, token);
+  // The next start lists this agent's tools from its first tools/list.
+  const audience = audienceOf(me);
+  if (audience) new AudienceCache({ baseUrl: config.baseUrl, account: config.account }).write(audience);
   print(`Logged in to ${config.baseUrl} as ${String(me['name'])} (${String(me['role'])}).`);
   print(`The token is in the OS keychain (service "${KEYCHAIN_SERVICE}", account "${config.account}").`);
   return 0;
@@ -192,6 +200,7 @@ async function main(argv: string[]): Promise<number | undefined> {
       profile: { type: 'string' },
       ca: { type: 'string' },
       timeout: { type: 'string' },
+      toolsets: { type: 'string' },
       'token-stdin': { type: 'boolean', default: false },
       'keep-working': { type: 'boolean', default: false },
       'max-blocks': { type: 'string' },
@@ -218,7 +227,7 @@ async function main(argv: string[]): Promise<number | undefined> {
   const config = loadBridgeConfig({ url: values.url, profile: values.profile, ca: values.ca, timeout });
   switch (command) {
     case 'serve':
-      await serve(config);
+      await serve(config, parseToolsets(values.toolsets));
       return undefined;
     case 'login':
       return login(config, values['token-stdin']);

@@ -1,4 +1,5 @@
 // The bridge's settings from flags and environment, validated once. The token is never among them.
+import { isToolset, TOOLSETS, type Toolset } from 'roundtable-shared';
 import { BadConfig } from './errors.js';
 
 export interface BridgeConfig {
@@ -67,4 +68,14 @@ export function loadBridgeConfig(input: ConfigInput, env: NodeJS.ProcessEnv = pr
     caFile: input.ca,
     timeoutMs: Math.round(timeoutS * 1000),
   });
+}
+
+/** --toolsets tasks,room: the toolsets the served list is narrowed to; absent: no narrowing. */
+export function parseToolsets(raw: string | undefined): readonly Toolset[] | null {
+  if (raw === undefined) return null;
+  const names = raw.split(',').map((name) => name.trim()).filter((name) => name !== '');
+  if (names.length === 0) throw new BadConfig(`--toolsets: name at least one of ${TOOLSETS.join(', ')}, e.g. --toolsets tasks,room; leave it out for all`);
+  const unknown = names.find((name) => !isToolset(name));
+  if (unknown !== undefined) throw new BadConfig(`--toolsets: "${unknown}" is not a toolset; choose from ${TOOLSETS.join(', ')}`);
+  return Object.freeze([...new Set(names)] as Toolset[]);
 }

@@ -1,11 +1,23 @@
 // The stdio MCP server: the board's tools from shared/, each call forwarded to the daemon.
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { registerBoardPrompts, registerBoardTools, SERVER_CAPABILITIES, SERVER_INSTRUCTIONS, type ToolErrorBody } from 'roundtable-shared';
+import {
+  listedToolsFor,
+  narrowToolsets,
+  registerBoardPrompts,
+  registerBoardTools,
+  SERVER_CAPABILITIES,
+  SERVER_INSTRUCTIONS,
+  whoami,
+  type ListAudience,
+  type Toolset,
+  type ToolErrorBody,
+} from 'roundtable-shared';
 import { BoardRefusal, type BoardClient } from './board-client.js';
 import { BridgeError } from './errors.js';
 import { Heartbeat } from './heartbeat.js';
 import { log } from './log.js';
+import { audienceOf, sameAudience, type AudienceCache } from './tool-audience.js';
 
 export function toErrorBody(error: unknown): ToolErrorBody {
   if (error instanceof BoardRefusal) return error.body;
@@ -14,8 +26,27 @@ export function toErrorBody(error: unknown): ToolErrorBody {
   return { error: { code: 'internal', message: 'the bridge hit an unexpected error; run `roundtable-bridge status` to check the set-up' } };
 }
 
-export async function serveStdio(options: { client: BoardClient; version: string }): Promise<void> {
-  const server = new Server({ name: 'roundtable', version: options.version }, { capabilities: SERVER_CAPABILITIES, instructions: SERVER_INSTRUCTIONS });
+export interface ServeOptions {
+  readonly client: BoardClient;
+  readonly version: string;
+  /** --toolsets: narrows the list further, whatever the role. */
+  readonly toolsets?: readonly Toolset[] | null;
+  /** Where the role whoami reported is kept between starts; absent: every tool is listed until whoami answers. */
+  readonly audienceCache?: AudienceCache;
+}
+
+export async function serveStdio(options: ServeOptions): Promise<void> {
+  // The list changes when whoami reveals the role (or a new one): clients that follow list_changed fetch it again.
+  const capabilities = { ...SERVER_CAPABILITIES, tools: { listChanged: true } };
+  const server = new Server({ name: 'roundtable', version: options.version }, { capabilities, instructions: SERVER_INSTRUCTIONS });
+  let audience: ListAudience = options.audienceCache?.read() ?? {};
+  const learnAudience = (output: Record<string, unknown>) => {
+    const known = audienceOf(output);
+    if (!known || sameAudience(known, audience)) return;
+    audience = known;
+    options.audienceCache?.write(known);
+    void server.sendToolListChanged().catch((error: unknown) => log.debug('list_changed not sent', { error: String(error) }));
+  };
   let inFlight = 0;
   let closing: string | undefined;
   const heartbeat = new Heartbeat({ beat: () => options.client.heartbeat() });
@@ -24,11 +55,13 @@ export async function serveStdio(options: { client: BoardClient; version: string
     void server.close().finally(() => process.exit(0));
   };
   registerBoardTools(server, {
+    list: () => listedToolsFor({ ...audience, toolsets: narrowToolsets(audience.toolsets, options.toolsets) }),
     call: async (name, args) => {
       inFlight++;
       try {
         const output = await options.client.callTool(name, args);
         heartbeat.afterCall(name);
+        if (name === whoami.name) learnAudience(output);
         return output;
       } finally {
         inFlight--;

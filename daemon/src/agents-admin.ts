@@ -9,6 +9,7 @@ interface RawEntry {
   name: string;
   role: Role;
   skills?: string[];
+  toolsets?: string[];
   token_sha256?: string;
   token?: string;
 }
@@ -52,11 +53,11 @@ export function listAgents(path: string): Agent[] {
   return loadAgentsFile(path).list();
 }
 
-export function addAgent(path: string, options: { name: string; role: Role; skills: string[] }): string {
+export function addAgent(path: string, options: { name: string; role: Role; skills: string[]; toolsets?: string[] | null }): string {
   const file = readRaw(path);
   if (file.agents.some((a) => a.name === options.name)) throw new AgentsFileError(`${path}: an agent called "${options.name}" already exists; use \`roundtable agents rotate\` for a new token`);
   const token = generateToken();
-  file.agents.push({ name: options.name, role: options.role, skills: options.skills, token_sha256: hashToken(token) });
+  file.agents.push({ name: options.name, role: options.role, skills: options.skills, ...(options.toolsets && { toolsets: options.toolsets }), token_sha256: hashToken(token) });
   writeValidated(path, file);
   return token;
 }
@@ -65,16 +66,18 @@ export interface AgentChange {
   readonly name: string;
   readonly role?: { readonly from: Role; readonly to: Role };
   readonly skills?: { readonly from: readonly string[]; readonly to: readonly string[] };
+  /** null: every toolset. */
+  readonly toolsets?: { readonly from: readonly string[] | null; readonly to: readonly string[] | null };
 }
 
 /**
  * Changes an agent's role and/or skills, keeping its token. The whole result is checked first (one leader in
  * role mode, no leader or worker in peer mode, ...); nothing is written when it fails or when nothing changes.
  */
-export function setAgent(path: string, name: string, changes: { role?: Role; skills?: string[] }): AgentChange {
+export function setAgent(path: string, name: string, changes: { role?: Role; skills?: string[]; toolsets?: string[] | null }): AgentChange {
   const file = readRaw(path);
   const entry = find(file, name, path);
-  const before = { role: entry.role, skills: entry.skills ?? [] };
+  const before = { role: entry.role, skills: entry.skills ?? [], toolsets: entry.toolsets ?? null };
   let change: AgentChange = { name };
   if (changes.role !== undefined && changes.role !== before.role) {
     change = { ...change, role: { from: before.role, to: changes.role } };
@@ -84,7 +87,12 @@ export function setAgent(path: string, name: string, changes: { role?: Role; ski
     change = { ...change, skills: { from: before.skills, to: changes.skills } };
     entry.skills = changes.skills;
   }
-  if (change.role || change.skills) writeValidated(path, file);
+  if (changes.toolsets !== undefined && (changes.toolsets ?? []).join('\n') !== (before.toolsets ?? []).join('\n')) {
+    change = { ...change, toolsets: { from: before.toolsets, to: changes.toolsets } };
+    if (changes.toolsets === null) delete entry.toolsets;
+    else entry.toolsets = changes.toolsets;
+  }
+  if (change.role || change.skills || change.toolsets) writeValidated(path, file);
   return change;
 }
 

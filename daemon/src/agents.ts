@@ -2,12 +2,14 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { BOARD_MODES, LIMITS, ROLES, type BoardMode, type Role } from 'roundtable-shared';
+import { BOARD_MODES, LIMITS, ROLES, TOOLSETS, type BoardMode, type Role, type Toolset } from 'roundtable-shared';
 
 export interface Agent {
   readonly name: string;
   readonly role: Role;
   readonly skills: readonly string[];
+  /** The toolsets its tool list is narrowed to; absent: every toolset. Only the list: what it may call is its role's. */
+  readonly toolsets?: readonly Toolset[];
 }
 
 interface AgentEntry extends Agent {
@@ -31,6 +33,12 @@ const entrySchema = z
     token_sha256: z
       .string()
       .regex(/^[0-9a-f]{64}$/, { error: 'must be 64 lowercase hex characters (the SHA-256 of the token)' })
+      .optional(),
+    toolsets: z
+      .array(z.enum(TOOLSETS, { error: `each toolset must be one of ${TOOLSETS.join(', ')}` }), {
+        error: `must be a list of toolsets from ${TOOLSETS.join(', ')}, e.g. ["tasks"]; leave it out for all of them`,
+      })
+      .min(1, { error: `must name at least one of ${TOOLSETS.join(', ')}; leave it out for all of them` })
       .optional(),
     token: z.string().min(16, { error: 'must be at least 16 characters; generate one with `roundtable init`' }).optional(),
   })
@@ -99,7 +107,7 @@ export class AgentDirectory {
 }
 
 function publicAgent(entry: AgentEntry): Agent {
-  return { name: entry.name, role: entry.role, skills: entry.skills };
+  return { name: entry.name, role: entry.role, skills: entry.skills, ...(entry.toolsets && { toolsets: entry.toolsets }) };
 }
 
 /** Parses agents.json text; errors name the file, the entry and the field. */
@@ -146,7 +154,13 @@ export function parseAgentsFile(text: string, path: string): AgentDirectory {
     const hex = a.token_sha256 ?? hashToken(a.token!);
     if (hashes.has(hex)) throw new AgentsFileError(`${path}: agents[${i}] ("${a.name}") token: the same token is given to two agents`);
     hashes.add(hex);
-    return { name: a.name, role: a.role, skills: Object.freeze([...new Set(a.skills)]), tokenHash: Buffer.from(hex, 'hex') };
+    return {
+      name: a.name,
+      role: a.role,
+      skills: Object.freeze([...new Set(a.skills)]),
+      ...(a.toolsets && { toolsets: Object.freeze([...new Set(a.toolsets)]) }),
+      tokenHash: Buffer.from(hex, 'hex'),
+    };
   });
   return new AgentDirectory(entries, agents.filter((a) => a.token !== undefined).map((a) => a.name), mode);
 }

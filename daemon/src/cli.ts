@@ -19,6 +19,7 @@ const OPTIONS = {
   list: { type: 'boolean' },
   role: { type: 'string', example: 'worker' },
   skills: { type: 'string', example: 'python,sql' },
+  toolsets: { type: 'string', example: 'tasks,room' },
   // Not --env-file: Node 20 itself takes that flag from anywhere on the command line (nodejs/node#50993).
   env: { type: 'string', example: '/etc/roundtable/roundtable.env' },
   help: { type: 'boolean', short: 'h' },
@@ -46,15 +47,15 @@ const COMMANDS: Readonly<Record<string, CommandSpec>> = {
   start: { usage: 'start [--json]', summary: 'init if agents.json is missing, then run', options: ['json'], args: [] },
   'agents list': { usage: 'agents list', summary: 'name, role and skills of every agent', options: [], args: [] },
   'agents add': {
-    usage: `agents add NAME [--role ${ROLE_CHOICES}] [--skills a,b] [--json]`,
+    usage: `agents add NAME [--role ${ROLE_CHOICES}] [--skills a,b] [--toolsets tasks,room] [--json]`,
     summary: 'a new agent (role worker unless given); print its token once',
-    options: ['role', 'skills', 'json'],
+    options: ['role', 'skills', 'toolsets', 'json'],
     args: AGENT_NAME,
   },
   'agents set': {
-    usage: `agents set NAME [--role ${ROLE_CHOICES}] [--skills a,b]`,
-    summary: "change an agent's role and/or skills (--skills '' for none); its token stays",
-    options: ['role', 'skills'],
+    usage: `agents set NAME [--role ${ROLE_CHOICES}] [--skills a,b] [--toolsets tasks,room]`,
+    summary: "change an agent's role, skills and/or toolsets (--skills '' for none, --toolsets '' for all); its token stays",
+    options: ['role', 'skills', 'toolsets'],
     args: AGENT_NAME,
   },
   'agents rotate': { usage: 'agents rotate NAME [--json]', summary: 'a new token for the agent, printed once; the old one stops working', options: ['json'], args: AGENT_NAME },
@@ -142,8 +143,8 @@ function resolveCommand(line: ParsedLine): Invocation {
   if (line.values['role'] !== undefined && !isRole(String(line.values['role']))) {
     throw new UsageError(`--role must be one of ${ROLES.join(', ')} (got "${String(line.values['role'])}")`, usage);
   }
-  if (command === 'agents set' && line.values['role'] === undefined && line.values['skills'] === undefined) {
-    throw new UsageError('roundtable agents set needs --role, --skills or both', usage);
+  if (command === 'agents set' && line.values['role'] === undefined && line.values['skills'] === undefined && line.values['toolsets'] === undefined) {
+    throw new UsageError('roundtable agents set needs --role, --skills, --toolsets, or several of them', usage);
   }
   return { command, args: rest, values: line.values };
 }
@@ -203,6 +204,9 @@ function agentsCommand(config: Config, { command, args, values }: Invocation): v
   const json = values['json'] === true;
   const role = values['role'] as Role | undefined;
   const skills = values['skills'] === undefined ? undefined : splitSkills(String(values['skills']));
+  // --toolsets '' lifts the narrowing: the agent lists every tool its role may use.
+  const toolsetList = values['toolsets'] === undefined ? undefined : splitSkills(String(values['toolsets']));
+  const toolsets = toolsetList === undefined ? undefined : toolsetList.length ? toolsetList : null;
   const issued = (token: string, agent: string): void =>
     void process.stdout.write(
       json ? `${JSON.stringify({ name: agent, token })}\n` : `New token for ${agent} (shown once; a running board accepts it within seconds):\n  ${token}\n`,
@@ -212,17 +216,18 @@ function agentsCommand(config: Config, { command, args, values }: Invocation): v
       for (const agent of listAgents(path)) process.stdout.write(`${agent.name.padEnd(16)} ${agent.role.padEnd(7)} ${agent.skills.join(',')}\n`);
       return;
     case 'agents add':
-      return issued(addAgent(path, { name: name!, role: role ?? 'worker', skills: skills ?? [] }), name!);
+      return issued(addAgent(path, { name: name!, role: role ?? 'worker', skills: skills ?? [], ...(toolsets && { toolsets }) }), name!);
     case 'agents set': {
-      const change = setAgent(path, name!, { ...(role && { role }), ...(skills && { skills }) });
+      const change = setAgent(path, name!, { ...(role && { role }), ...(skills && { skills }), ...(toolsets !== undefined && { toolsets }) });
       const parts = [
         change.role && `role ${change.role.from} -> ${change.role.to}`,
         change.skills && `skills ${describeSkills(change.skills.from)} -> ${describeSkills(change.skills.to)}`,
+        change.toolsets && `toolsets ${change.toolsets.from?.join(',') ?? '(all)'} -> ${change.toolsets.to?.join(',') ?? '(all)'}`,
       ].filter(Boolean);
       process.stdout.write(
         parts.length
           ? `Changed ${name}: ${parts.join('; ')}. A running board applies it within seconds; the token is unchanged.\n`
-          : `${name} already has that role and those skills; nothing written.\n`,
+          : `${name} already has that role, those skills and those toolsets; nothing written.\n`,
       );
       return;
     }

@@ -13,7 +13,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Context } from 'hono';
 import { Hono } from 'hono';
-import { registerBoardPrompts, registerBoardTools, runBoardTool, SERVER_CAPABILITIES, SERVER_INSTRUCTIONS, type BoardToolHandlers } from 'roundtable-shared';
+import { listedToolsFor, registerBoardPrompts, registerBoardTools, runBoardTool, SERVER_CAPABILITIES, SERVER_INSTRUCTIONS, type BoardToolHandlers } from 'roundtable-shared';
 import type { Agent } from './agents.js';
 import type { ToolDispatcher } from './board/dispatch.js';
 import { asBoardError } from './errors.js';
@@ -68,6 +68,11 @@ class McpServerPool {
 
   constructor(dispatcher: ToolDispatcher) {
     this.handlers = {
+      // The caller is known from its token: it sees the tools its role can use, narrowed to its toolsets.
+      list: (request) => {
+        const { agent } = request.authInfo?.extra?.['caller'] as Caller;
+        return listedToolsFor({ role: agent.role, toolsets: agent.toolsets });
+      },
       call: (name, args, request) => {
         const caller = request.authInfo?.extra?.['caller'] as Caller;
         return dispatcher.call(caller.agent, name, args, { requestId: caller.requestId, signal: caller.signal });

@@ -25,6 +25,7 @@ import { RateLimiter } from './rate-limit.js';
 import { SqliteStore } from './store/sqlite.js';
 
 const FIRST_BACKUP_DELAY_MS = 10_000;
+const KEEP_ALIVE_MS = 75_000;
 
 export interface RunningBoard {
   readonly url: string;
@@ -120,6 +121,12 @@ export async function startBoard(config: Config): Promise<RunningBoard> {
     });
   });
   const inFlight = trackInFlight(server);
+  // Idle keep-alive connections stay open longer than a reverse proxy keeps its own (nginx: 60 s), so the proxy never
+  // reuses a connection the daemon has just closed (a 502 for a POST it will not retry). Clients that keep sockets
+  // shorter than the server advertises (fetch: 4 s by default) also race it less on a loaded machine.
+  const http = server as unknown as { keepAliveTimeout: number; headersTimeout: number };
+  http.keepAliveTimeout = KEEP_ALIVE_MS;
+  http.headersTimeout = KEEP_ALIVE_MS + 1000;
   const port = (server.address() as AddressInfo).port;
   const shownHost = config.host.includes(':') ? `[${config.host}]` : config.host;
   const url = `${tls ? 'https' : 'http'}://${shownHost}:${port}`;

@@ -13,6 +13,7 @@ import {
 import { z } from 'zod';
 
 import { listedPrompts, promptResult, PROMPTS } from './prompts.js';
+import { toolVisible, type ListAudience } from './tools/access.js';
 import { listedTool, TOOLS, type ListedTool } from './tools/index.js';
 
 export const SERVER_INSTRUCTIONS =
@@ -24,10 +25,15 @@ export const SERVER_CAPABILITIES = { tools: {}, prompts: {} };
 
 let listed: ListedTool[] | undefined;
 
-/** The tools/list answer, built once from the definitions. */
+/** The tools/list answer for a caller whose role is not known: every tool, built once from the definitions. */
 export function listedTools(): ListedTool[] {
   listed ??= TOOLS.map((tool) => listedTool(tool));
   return listed;
+}
+
+/** The tools/list answer for a caller: the tools its role can use, narrowed to its toolsets (tools/access.ts). */
+export function listedToolsFor(audience: ListAudience): ListedTool[] {
+  return listedTools().filter((tool) => toolVisible(tool.name, audience));
 }
 
 export function successResult(output: Record<string, unknown>): CallToolResult {
@@ -50,6 +56,8 @@ export interface ToolCallRequest {
 }
 
 export interface BoardToolHandlers {
+  /** The tools/list answer, asked at each tools/list (with the request, as for call); default: every tool. */
+  list?(request: ToolCallRequest): ListedTool[];
   /** Runs a tool; resolves with its output or rejects with anything `toErrorBody` understands. */
   call(name: string, args: Record<string, unknown>, request: ToolCallRequest): Promise<Record<string, unknown>>;
   toErrorBody(error: unknown): ToolErrorBody;
@@ -65,7 +73,7 @@ export interface BoardToolHandlers {
 const callToolAsSent = z.object({ method: z.literal('tools/call'), params: z.unknown().optional() });
 
 export function registerBoardTools(server: Server, handlers: BoardToolHandlers): void {
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listedTools() }));
+  server.setRequestHandler(ListToolsRequestSchema, (_request, extra) => ({ tools: handlers.list ? handlers.list({ authInfo: extra.authInfo }) : listedTools() }));
   server.setRequestHandler(callToolAsSent, (request, extra) => runBoardTool(handlers, request.params as CallToolRequest['params'], { authInfo: extra.authInfo }));
 }
 

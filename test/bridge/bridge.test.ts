@@ -1,8 +1,14 @@
 // The stdio bridge end to end over real HTTPS with a test CA: the same tools as /mcp, the whole flow, errors,
 // stdin close and signals.
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TOOL_ACCESS, TOOLS } from 'roundtable-shared';
 import { mcpClient, startBoard, type TestBoard } from '../helpers/board.js';
 import { body, BRIDGE_BIN, bridgeEnv, isAlive, startBridge, type BridgeSession } from '../helpers/bridge.js';
+import { eventually } from '../helpers/eventually.js';
 import { spawnTracked, stopProcess } from '../helpers/processes.js';
 import { makeTestPki, tlsEnv } from '../helpers/tls.js';
 
@@ -11,7 +17,16 @@ const outputs: string[] = [];
 const pki = makeTestPki();
 
 beforeAll(async () => {
-  board = await startBoard({ env: tlsEnv(pki) });
+  board = await startBoard({
+    env: tlsEnv(pki),
+    agents: [
+      { name: 'lead', role: 'leader' },
+      { name: 'w1', role: 'worker', skills: ['python', 'sql'] },
+      { name: 'w2', role: 'worker', skills: ['python'] },
+      { name: 'w3', role: 'worker' },
+      { name: 'narrow', role: 'worker', toolsets: ['tasks', 'presence'] },
+    ],
+  });
   expect(board.url).toMatch(/^https:/);
 });
 afterAll(async () => {
@@ -21,9 +36,11 @@ afterAll(async () => {
   for (const token of Object.values(board.tokens)) expect(all).not.toContain(token);
 });
 
-async function bridgeFor(agent: string, extraArgs: string[] = []): Promise<BridgeSession> {
-  return startBridge({ args: ['--url', board.url, '--ca', pki.caCert, ...extraArgs], env: bridgeEnv({ ROUNDTABLE_TOKEN: board.tokens[agent]! }) });
+async function bridgeFor(agent: string, extraArgs: string[] = [], env: Record<string, string> = {}): Promise<BridgeSession> {
+  return startBridge({ args: ['--url', board.url, '--ca', pki.caCert, ...extraArgs], env: bridgeEnv({ ROUNDTABLE_TOKEN: board.tokens[agent]!, ...env }) });
 }
+
+const names = (list: { tools: Array<{ name: string }> }) => list.tools.map((t) => t.name);
 
 async function done(session: BridgeSession): Promise<void> {
   await session.close();
@@ -31,19 +48,70 @@ async function done(session: BridgeSession): Promise<void> {
 }
 
 describe('tools/list', () => {
-  it('is identical to the daemon /mcp list: names, descriptions, schemas', async () => {
-    const bridge = await bridgeFor('w1');
+  it('lists every tool before it knows the role; after whoami, says the list changed and agrees with /mcp for the agent', async () => {
+    const stateDir = mkdtempSync(join(tmpdir(), 'roundtable-bridge-state-'));
+    const bridge = await bridgeFor('w1', [], { ROUNDTABLE_STATE_DIR: stateDir });
     const direct = await mcpClient(board, 'w1', { caFile: pki.caCert });
+    let changed = 0;
+    bridge.client.setNotificationHandler(ToolListChangedNotificationSchema, () => void changed++);
     try {
-      const viaBridge = await bridge.client.listTools();
+      expect(names(await bridge.client.listTools())).toEqual(TOOLS.map((t) => t.name));
       const viaHttp = await direct.listTools();
-      expect(viaBridge.tools).toHaveLength(22);
-      expect(viaBridge).toEqual(viaHttp);
+      expect(names(viaHttp)).not.toContain('create_task');
+      await bridge.client.callTool({ name: 'whoami', arguments: {} });
+      await eventually('the bridge to send tools/list_changed', () => changed === 1);
+      expect(await bridge.client.listTools()).toEqual(viaHttp);
       expect(bridge.client.getInstructions()).toBe(direct.getInstructions());
+      // Asked again, the same role changes nothing.
+      await bridge.client.callTool({ name: 'whoami', arguments: {} });
+      // The role is kept under the state directory: no token in it.
+      const kept = readdirSync(join(stateDir, 'tool-lists')).map((f) => readFileSync(join(stateDir, 'tool-lists', f), 'utf8'));
+      expect(kept).toEqual([JSON.stringify({ role: 'worker', toolsets: null })]);
+    } finally {
+      await done(bridge);
+    }
+    expect(changed).toBe(1);
+
+    // The next start lists by the remembered role from its first tools/list, as /mcp does.
+    const again = await bridgeFor('w1', [], { ROUNDTABLE_STATE_DIR: stateDir });
+    try {
+      expect(await again.client.listTools()).toEqual(await direct.listTools());
+    } finally {
+      await direct.close();
+      await done(again);
+    }
+  });
+
+  it("--toolsets narrows the list further, on top of the agent's own toolsets; a call outside the list is judged by the role", async () => {
+    const stateDir = mkdtempSync(join(tmpdir(), 'roundtable-bridge-state-'));
+    const bridge = await bridgeFor('narrow', ['--toolsets', 'tasks,room'], { ROUNDTABLE_STATE_DIR: stateDir });
+    const direct = await mcpClient(board, 'narrow', { caFile: pki.caCert });
+    try {
+      // Role unknown yet: every tool of the two toolsets, and whoami.
+      const inSets = (name: string) => ['tasks', 'room', undefined].includes((TOOL_ACCESS as Record<string, { toolset?: string }>)[name]!.toolset);
+      expect(names(await bridge.client.listTools())).toEqual(TOOLS.map((t) => t.name).filter(inSets));
+      expect(body(await bridge.client.callTool({ name: 'whoami', arguments: {} })).toolsets).toEqual(['tasks', 'presence']);
+      // agents.json says tasks and presence, the flag tasks and room: tasks remain, of a worker's.
+      const mine = names(await bridge.client.listTools());
+      expect(mine).toEqual(['whoami', 'list_tasks', 'get_task', 'claim_task', 'release_task', 'post_message', 'submit_result']);
+      expect(names(await direct.listTools())).toEqual(['whoami', 'list_agents', ...mine.slice(1), 'members', 'wait_for_activity']);
+      const read = await bridge.client.callTool({ name: 'members', arguments: {} });
+      expect(read.isError).toBeFalsy();
     } finally {
       await direct.close();
       await done(bridge);
     }
+  });
+
+  it('refuses an unknown --toolsets name, naming the choices', async () => {
+    const { execFile } = await import('node:child_process');
+    const result = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
+      execFile(process.execPath, [BRIDGE_BIN, '--url', board.url, '--toolsets', 'tasks,chat'], { env: bridgeEnv({ ROUNDTABLE_TOKEN: 'x' }) }, (error, _out, stderr) =>
+        resolve({ code: error ? (error as { code: number }).code : 0, stderr }),
+      );
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('--toolsets: "chat" is not a toolset; choose from tasks, room, presence, reservations');
   });
 });
 

@@ -69,7 +69,8 @@ function waitCalls(board: TestBoard, agent: string): number {
 }
 
 function wakeVariables(env: Record<string, string>): Record<string, string> {
-  return Object.fromEntries(Object.entries(env).filter(([name]) => name.startsWith('ROUNDTABLE')));
+  // ROUNDTABLE_STATE_DIR is the test's own (bridgeEnv gives every bridge a fresh one), passed through like PATH.
+  return Object.fromEntries(Object.entries(env).filter(([name]) => name.startsWith('ROUNDTABLE') && name !== 'ROUNDTABLE_STATE_DIR'));
 }
 
 describe('wake', () => {

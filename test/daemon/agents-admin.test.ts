@@ -56,6 +56,33 @@ describe('roundtable agents', () => {
     await client.close();
   });
 
+  it('set --toolsets narrows what the agent lists; an unknown toolset is refused; an empty one lifts the narrowing', async () => {
+    const path = join(board.dir, 'agents.json');
+    const narrowed = await cli(['agents', 'set', 'lead', '--toolsets', 'tasks']);
+    expect(narrowed.code, narrowed.stderr).toBe(0);
+    expect(narrowed.stdout).toContain('toolsets (all) -> tasks');
+    await eventually('the board to apply the toolsets', async () => {
+      const me = await api(board, 'lead', 'whoami');
+      return me.status === 200 && JSON.stringify(me.body.toolsets) === '["tasks"]';
+    });
+    const client = await mcpClient(board, 'lead');
+    try {
+      const names = (await client.listTools()).tools.map((t) => t.name);
+      expect(names).toContain('create_task');
+      expect(names).not.toContain('post');
+    } finally {
+      await client.close();
+    }
+    const before = readFileSync(path, 'utf8');
+    const unknown = await cli(['agents', 'set', 'lead', '--toolsets', 'tasks,frob']);
+    expect(unknown.code).not.toBe(0);
+    expect(unknown.stderr).toContain('toolsets.1: each toolset must be one of tasks, room, presence, reservations');
+    expect(readFileSync(path, 'utf8')).toBe(before);
+    const lifted = await cli(['agents', 'set', 'lead', '--toolsets', '']);
+    expect(lifted.stdout).toContain('toolsets tasks -> (all)');
+    expect((JSON.parse(readFileSync(path, 'utf8')) as { agents: Array<{ name: string; toolsets?: unknown }> }).agents.find((a) => a.name === 'lead')).not.toHaveProperty('toolsets');
+  });
+
   it('remove: the token is refused, its claimed tasks go back to the pool; rules are checked before anything is written', async () => {
     const held = (await api(board, 'lead', 'create_task', { title: 'held by w3' })).body.task.id as number;
     expect((await api(board, 'w3', 'claim_task', { task_id: held })).status).toBe(200);
@@ -103,7 +130,7 @@ describe('roundtable agents', () => {
     });
     expect((await api(board, 'w1', 'whoami')).body.skills).toEqual([]);
     const same = await cli(['agents', 'set', 'w1', '--role', 'observer']);
-    expect(same.stdout).toBe('w1 already has that role and those skills; nothing written.\n');
+    expect(same.stdout).toBe('w1 already has that role, those skills and those toolsets; nothing written.\n');
 
     const file = JSON.parse(readFileSync(path, 'utf8')) as { agents: Array<{ name: string; token_sha256: string }> };
     expect(file.agents.find((a) => a.name === 'w1')!.token_sha256).toBe(hashBefore);

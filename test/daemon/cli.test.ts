@@ -31,7 +31,7 @@ describe('a mistake on the command line', () => {
     ['a missing NAME', ['agents', 'rotate'], /^roundtable agents rotate needs an agent NAME/],
     ['a missing FILE', ['restore'], /^roundtable restore needs a FILE from `roundtable backup --list`$/],
     ['an extra argument', ['run', 'now'], /^unexpected argument "now" after roundtable run$/],
-    ['agents set with nothing to set', ['agents', 'set', 'w1'], /^roundtable agents set needs --role, --skills or both$/],
+    ['agents set with nothing to set', ['agents', 'set', 'w1'], /^roundtable agents set needs --role, --skills, --toolsets, or several of them$/],
     ['--env without its file', ['doctor', '--env'], /^--env needs a value/],
   ];
 
@@ -54,7 +54,7 @@ describe('a mistake on the command line', () => {
   it("shows the usage of the command concerned: a subcommand's own line, or the agents subcommands", async () => {
     const { env } = boardDir();
     const missingValue = await runCli(['agents', 'add', 'x', '--skills'], env);
-    expect(missingValue.stderr.split('\n')[1]).toBe('Usage: roundtable agents add NAME [--role leader|worker|peer|observer] [--skills a,b] [--json]');
+    expect(missingValue.stderr.split('\n')[1]).toBe('Usage: roundtable agents add NAME [--role leader|worker|peer|observer] [--skills a,b] [--toolsets tasks,room] [--json]');
     const unknown = await runCli(['agents', 'frob'], env);
     const usage = unknown.stderr.split('\n').filter((l) => l.startsWith('  roundtable agents '));
     expect(usage.map((l) => l.split(' ')[4])).toEqual(['list', 'add', 'set', 'rotate', 'remove']);

@@ -24,7 +24,7 @@ async function status(id: number) {
 describe('identity', () => {
   it('whoami answers from the token', async () => {
     const answer = await api(board, 'w1', 'whoami');
-    expect(answer.body).toEqual({ name: 'w1', role: 'worker', skills: ['python', 'sql'], board: 'Roundtable' });
+    expect(answer.body).toEqual({ name: 'w1', role: 'worker', skills: ['python', 'sql'], board: 'Roundtable', toolsets: null });
   });
 
   it('list_agents shows every agent with last_seen', async () => {

@@ -38,6 +38,8 @@ describe('agents.json validation', () => {
     ['peer mode without peers', { mode: 'peer', agents: [{ name: 'x', role: 'observer', token_sha256: 'a'.repeat(64) }] }, /needs at least one "peer"/],
     ['a peer in role mode', { agents: [{ name: 'l', role: 'leader', token_sha256: 'a'.repeat(64) }, { name: 'x', role: 'peer', token_sha256: 'b'.repeat(64) }] }, /"peer" needs "mode": "peer"/],
     ['an unknown mode', { mode: 'anarchy', agents: [{ name: 'x', role: 'leader', token_sha256: 'a'.repeat(64) }] }, /mode: must be one of role, peer/],
+    ['an unknown toolset', { agents: [{ name: 'x', role: 'leader', token_sha256: 'a'.repeat(64), toolsets: ['tasks', 'chat'] }] }, /agents\[0\] \("x"\) toolsets\.1: each toolset must be one of tasks, room, presence, reservations/],
+    ['no toolset in the list', { agents: [{ name: 'x', role: 'leader', token_sha256: 'a'.repeat(64), toolsets: [] }] }, /agents\[0\] \("x"\) toolsets: must name at least one of tasks, room/],
   ];
 
   it.each(cases)('%s: refuses to start, exit non-zero, names the file, entry and field', async (_label, content, message) => {

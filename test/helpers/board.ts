@@ -18,6 +18,7 @@ export interface AgentSpec {
   name: string;
   role: 'leader' | 'worker' | 'peer' | 'observer';
   skills?: string[];
+  toolsets?: string[];
 }
 
 export const DEFAULT_AGENTS: AgentSpec[] = [
@@ -57,6 +58,7 @@ export function writeAgentsFile(path: string, agents: AgentSpec[], tokens: Recor
       name: a.name,
       role: a.role,
       skills: a.skills ?? [],
+      ...(a.toolsets && { toolsets: a.toolsets }),
       token_sha256: createHash('sha256').update(tokens[a.name]!).digest('hex'),
     })),
   };

@@ -1,4 +1,6 @@
 // Spawns the real bridge process over stdio with an explicit environment, and connects the MCP SDK client to it.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -7,9 +9,16 @@ import { eventually } from './eventually.js';
 
 export const BRIDGE_BIN = join(ROOT, 'bridge/bin/roundtable-bridge.js');
 
-/** The environment a bridge gets in tests: PATH, the D-Bus session if any, and what the test adds. */
+/**
+ * The environment a bridge gets in tests: PATH, the D-Bus session if any, a state directory of its own (so no role is
+ * remembered from another test or from the machine), and what the test adds.
+ */
 export function bridgeEnv(extra: Record<string, string> = {}): Record<string, string> {
-  const env: Record<string, string> = { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: process.env['HOME'] ?? '/root' };
+  const env: Record<string, string> = {
+    PATH: process.env['PATH'] ?? '/usr/bin:/bin',
+    HOME: process.env['HOME'] ?? '/root',
+    ROUNDTABLE_STATE_DIR: mkdtempSync(join(tmpdir(), 'roundtable-bridge-state-')),
+  };
   const bus = process.env['DBUS_SESSION_BUS_ADDRESS'];
   if (bus) env['DBUS_SESSION_BUS_ADDRESS'] = bus;
   return { ...env, ...extra };

@@ -1,6 +1,6 @@
 // The tool contract in shared/: twenty-two tools, strict inputs, portable schemas.
 import { expect, it } from 'vitest';
-import { listedTools, TOOLS } from 'roundtable-shared';
+import { listedTools, listedToolsFor, narrowToolsets, TOOL_ACCESS, TOOLS } from 'roundtable-shared';
 
 it('defines the twenty-two board tools once each', () => {
   const names = TOOLS.map((t) => t.name);
@@ -28,4 +28,24 @@ it('no schema uses a type array (single-type dialects such as Gemini reject them
 it('every output that carries board text declares the untrusted-content warning', () => {
   const withText = TOOLS.filter((t) => !['whoami', 'list_agents', 'delivery_status', 'wait_for_activity'].includes(t.name));
   for (const tool of withText) expect(Object.keys(tool.output.shape), tool.name).toContain('untrusted_content_warning');
+});
+
+it('every tool declares who may call it, and the access table names no other tool', () => {
+  expect(Object.keys(TOOL_ACCESS).sort()).toEqual(TOOLS.map((t) => t.name).sort());
+});
+
+it('lists output schemas only for whoami and wait_for_activity, and no safe-integer bounds anywhere', () => {
+  expect(listedTools().filter((t) => t.outputSchema).map((t) => t.name)).toEqual(['whoami', 'wait_for_activity']);
+  expect(JSON.stringify(listedTools())).not.toMatch(/9007199254740991/);
+  // Bounds a tool sets itself stay.
+  const listTasks = listedTools().find((t) => t.name === 'list_tasks')!;
+  expect((listTasks.inputSchema['properties'] as Record<string, unknown>)['limit']).toEqual({ type: 'integer', minimum: 1, maximum: 100 });
+});
+
+it('toolsets narrow by intersection; whoami is listed whatever the toolsets', () => {
+  expect(narrowToolsets(null, ['tasks'])).toEqual(['tasks']);
+  expect(narrowToolsets(['tasks', 'room'], ['room', 'presence'])).toEqual(['room']);
+  expect(narrowToolsets(undefined, undefined)).toBeNull();
+  expect(listedToolsFor({ role: 'observer', toolsets: [] }).map((t) => t.name)).toEqual(['whoami']);
+  expect(listedToolsFor({}).length).toBe(TOOLS.length);
 });

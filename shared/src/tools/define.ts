@@ -13,6 +13,12 @@ export interface ToolDefinition<
   readonly output: O;
   /** True when the call changes the board; such calls may carry an idempotency key. */
   readonly mutates: boolean;
+  /**
+   * Whether tools/list declares the output schema. Every tool returns structuredContent of its output shape either
+   * way; a declared schema costs context on every turn, so only tools whose output a client program acts on
+   * declare it (docs/DECISIONS.md, "The tool list's budget").
+   */
+  readonly listsOutput?: boolean;
 }
 
 export type ToolInput<T extends ToolDefinition> = z.infer<T['input']>;
@@ -30,8 +36,9 @@ export interface ListedTool {
   title: string;
   description: string;
   inputSchema: { type: 'object'; [key: string]: unknown };
-  outputSchema: { type: 'object'; [key: string]: unknown };
-  annotations: { title: string; readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean; openWorldHint: boolean };
+  outputSchema?: { type: 'object'; [key: string]: unknown };
+  /** Only the hints that differ from the defaults MCP gives (readOnly false, destructive true, openWorld true). */
+  annotations: { readOnlyHint?: true; destructiveHint?: false; openWorldHint: false };
 }
 
 /**
@@ -51,24 +58,34 @@ function splitTypeArrays(node: unknown): void {
   schema['anyOf'] = type.map((t: string) => (t === 'null' ? { type: 'null' } : { type: t, ...constraints }));
 }
 
+/**
+ * Drops the bounds zod gives every .int() (the safe-integer range, about 50 characters an integer): ids and counts
+ * say nothing with them, and they cost context on every turn. Bounds the tool itself sets (1-100) are kept.
+ */
+function dropSafeIntegerBounds(node: unknown): void {
+  if (Array.isArray(node)) return node.forEach(dropSafeIntegerBounds);
+  if (!node || typeof node !== 'object') return;
+  const schema = node as Record<string, unknown>;
+  Object.values(schema).forEach(dropSafeIntegerBounds);
+  if (schema['minimum'] === Number.MIN_SAFE_INTEGER) delete schema['minimum'];
+  if (schema['maximum'] === Number.MAX_SAFE_INTEGER) delete schema['maximum'];
+}
+
+function jsonSchema(schema: z.ZodObject, io: 'input' | 'output'): { type: 'object'; [key: string]: unknown } {
+  const { $schema: _drop, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Record<string, unknown>;
+  splitTypeArrays(rest);
+  dropSafeIntegerBounds(rest);
+  return { ...rest, type: 'object' as const };
+}
+
 export function listedTool(tool: ToolDefinition): ListedTool {
-  const jsonSchema = (schema: z.ZodObject, io: 'input' | 'output') => {
-    const { $schema: _drop, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Record<string, unknown>;
-    splitTypeArrays(rest);
-    return { ...rest, type: 'object' as const };
-  };
   return {
     name: tool.name,
     title: tool.title,
     description: tool.description,
     inputSchema: jsonSchema(tool.input, 'input'),
-    outputSchema: jsonSchema(tool.output, 'output'),
-    annotations: {
-      title: tool.title,
-      readOnlyHint: !tool.mutates,
-      destructiveHint: false,
-      idempotentHint: !tool.mutates,
-      openWorldHint: false,
-    },
+    ...(tool.listsOutput && { outputSchema: jsonSchema(tool.output, 'output') }),
+    // A read-only tool needs no destructive or idempotent hint: MCP reads those only when readOnlyHint is false.
+    annotations: tool.mutates ? { destructiveHint: false, openWorldHint: false } : { readOnlyHint: true, openWorldHint: false },
   };
 }

@@ -18,6 +18,7 @@ import { checkPaths, listReservations, releasePaths, reservePaths } from './rese
 import type { ToolDefinition } from './define.js';
 
 export * from './define.js';
+export * from './access.js';
 export { whoami, listAgents, createTask, listTasks, getTask, claimTask, releaseTask, postMessage, submitResult, reviewTask, cancelTask };
 export { post, readUnread, readLog, deliveryStatus, members, waitForActivity };
 export { updateTask };
