@@ -99,13 +99,19 @@ class McpServerPool {
 
 /**
  * A tools/call that the SDK's transport and server would take as it is: the headers it requires (both media types
- * accepted, a JSON body, a supported or absent protocol version) and a well-formed request (checked by
- * malformedRequest before). Such a call, the one agents make all day, is answered here with the same runBoardTool the
- * SDK server runs, skipping the transport's per-request Request/Response objects; anything else goes to the SDK.
+ * accepted, a JSON body, a supported or absent protocol version) and a request of the plainest well-formed shape
+ * (only jsonrpc, id, method and params; params only a name and, if given, an arguments object), which
+ * CallToolRequestSchema accepts, so it need not be parsed again. Such a call, the one agents make all day, is answered
+ * here with the same runBoardTool the SDK server runs, skipping the transport's per-request Request/Response objects
+ * and the schema parse; anything else goes to malformedRequest and the SDK.
  */
 function plainToolCall(c: Context, body: unknown): { id: string | number; params: CallToolRequest['params'] } | undefined {
+  if (!isPlainObject(body)) return undefined;
   const message = body as { jsonrpc?: unknown; method?: unknown; id?: unknown; params?: unknown };
   if (message.jsonrpc !== '2.0' || message.method !== 'tools/call' || (typeof message.id !== 'string' && typeof message.id !== 'number')) return undefined;
+  if (!onlyKeys(body, ENVELOPE_KEYS) || !isPlainObject(message.params) || !onlyKeys(message.params, PARAMS_KEYS)) return undefined;
+  const { name, arguments: args } = message.params as { name?: unknown; arguments?: unknown };
+  if (typeof name !== 'string' || (args !== undefined && !isPlainObject(args))) return undefined;
   const accept = c.req.header('accept') ?? '';
   if (!accept.includes('application/json') || !accept.includes('text/event-stream')) return undefined;
   if (!/^application\/json\s*(;|$)/i.test(c.req.header('content-type') ?? '')) return undefined;
@@ -113,6 +119,11 @@ function plainToolCall(c: Context, body: unknown): { id: string | number; params
   if (version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) return undefined;
   return { id: message.id, params: message.params as CallToolRequest['params'] };
 }
+
+const ENVELOPE_KEYS = new Set(['jsonrpc', 'id', 'method', 'params']);
+const PARAMS_KEYS = new Set(['name', 'arguments']);
+const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const onlyKeys = (value: Record<string, unknown>, allowed: ReadonlySet<string>) => Object.keys(value).every((key) => allowed.has(key));
 
 export function mcpRoutes(dispatcher: ToolDispatcher): Hono<{ Variables: AuthVariables }> {
   const mcp = new Hono<{ Variables: AuthVariables }>();
@@ -127,10 +138,10 @@ export function mcpRoutes(dispatcher: ToolDispatcher): Hono<{ Variables: AuthVar
     }
     // Batches were removed from the transport in 2025-06-18; one message per request.
     if (Array.isArray(body)) return c.json(jsonRpcError(-32600, 'Invalid Request: JSON-RPC batches are not supported; send one message per request'), 400);
-    const malformed = malformedRequest(body);
-    if (malformed) return c.json(malformed);
     const caller: Caller = { agent: c.get('agent'), requestId: c.get('requestId'), signal: c.req.raw.signal };
     const call = plainToolCall(c, body);
+    const malformed = call ? undefined : malformedRequest(body);
+    if (malformed) return c.json(malformed);
     if (call) {
       const result = await runBoardTool(servers.handlers, call.params, { authInfo: { token: '', clientId: caller.agent.name, scopes: [], extra: { caller } } });
       return c.json({ result, jsonrpc: '2.0', id: call.id });

@@ -289,15 +289,20 @@ export class SqliteStore implements BoardStore {
       return {
         task: this.toTask(row),
         messages: messages.rows,
-        messageCount: this.stmt.countMessages.get(id) as number,
+        messageCount: this.total(messages, pages.messages, () => this.stmt.countMessages.get(id) as number),
         moreMessages: messages.more,
         reviews: this.stmt.reviewsOf.all(id) as Review[],
         history: history.rows.map((a) => ({ ...a, edit: a.edit === null ? null : (JSON.parse(a.edit) as Activity['edit']) })),
-        historyCount: this.stmt.countHistory.get(id) as number,
+        historyCount: this.total(history, pages.history, () => this.stmt.countHistory.get(id) as number),
         moreHistory: history.more,
         dependents: this.graph.dependents(id),
       };
     })();
+  }
+
+  /** How many rows there are: a first page that holds them all has counted them already. */
+  private total(page: { rows: unknown[]; more: boolean }, asked: ItemPage, count: () => number): number {
+    return asked.from === undefined && asked.limit > 0 && !page.more ? page.rows.length : count();
   }
 
   /** One page of a task's rows in the order asked, and whether more remain past it. */
