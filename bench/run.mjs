@@ -31,7 +31,7 @@
 // BENCH_DAEMON_NODE_ARGS / BENCH_BARE_NODE_ARGS / BENCH_BRIDGE_NODE_ARGS (extra node flags for the daemon / the bare
 // server / the bridge, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to see where a server spends its time),
 // BENCH_COLD_STARTS (15), BENCH_BRIDGE_CALLS (300), BENCH_EVENT_STREAMS (1000), BENCH_EVENT_STREAM_CALLS (200),
-// BENCH_SCALE_TASKS (1000000), BENCH_BASELINE_REV (the revision lone_write compares with).
+// BENCH_SCALE_TASKS (1000000), BENCH_BASELINE_REV (the revision lone_write compares with), BENCH_TIMEOUT_S (1800, the whole run).
 import { execFileSync } from 'node:child_process';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { benchBridgeCalls, benchBridgeStart } from './bridge.mjs';
