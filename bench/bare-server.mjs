@@ -4,7 +4,10 @@
 // statements the daemon runs (daemon/src/store/sqlite.ts), the same audit insert, and the same response shape.
 // No auth, no host guard, no body limit, no input schema, no rate limit: that difference is what the bench measures.
 //
-// Environment: BARE_DB_PATH (required), BARE_AGENT (the name written to the audit log and as claimant).
+// Environment: BARE_DB_PATH (required), BARE_AGENT (the name written to the audit log and as claimant),
+// BARE_SYNCHRONOUS (FULL, the daemon's, or NORMAL: commits without an fsync), BARE_READ_AUDIT (1, or 0: reads write
+// no audit row, the "same SELECT and nothing else" baseline). create_task inserts the task, its activity row and the
+// audit row in one transaction, as the daemon does.
 // Prints "bare listening on http://127.0.0.1:PORT" on stdout once it accepts connections.
 import { readdirSync, readFileSync } from 'node:fs';
 import { serve } from '@hono/node-server';
@@ -23,7 +26,10 @@ const WARNING = UNTRUSTED_CONTENT_WARNING;
 
 const db = new Database(dbPath);
 db.pragma('journal_mode = WAL');
-db.pragma('synchronous = FULL');
+const SYNCHRONOUS = process.env.BARE_SYNCHRONOUS ?? 'FULL';
+if (!['FULL', 'NORMAL'].includes(SYNCHRONOUS)) throw new Error(`BARE_SYNCHRONOUS=${SYNCHRONOUS}: FULL or NORMAL`);
+db.pragma(`synchronous = ${SYNCHRONOUS}`);
+const READ_AUDIT = process.env.BARE_READ_AUDIT !== '0';
 db.pragma('foreign_keys = ON');
 db.pragma('busy_timeout = 5000');
 const hasSchema = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'tasks'").get();
@@ -46,6 +52,10 @@ const stmt = {
   reviewsOf: db.prepare('SELECT * FROM reviews WHERE task_id = ? ORDER BY id'),
   historyOf: db.prepare('SELECT * FROM activity WHERE task_id = ? ORDER BY id'),
   insertAudit: db.prepare('INSERT INTO audit_log (at, agent, tool, task_id, outcome) VALUES (?, ?, ?, ?, ?)'),
+  insertTask: db.prepare(
+    `INSERT INTO tasks (title, description, required_skills, status, assignee, created_by, created_at, updated_at)
+     VALUES (@title, @description, '[]', 'open', NULL, @created_by, @at, @at)`,
+  ),
 };
 
 const toTask = (row) => ({ ...row, required_skills: JSON.parse(row.required_skills) });
@@ -81,6 +91,17 @@ const claim = db.transaction((id) => {
 });
 let audited = false;
 
+// create_task: BEGIN IMMEDIATE; insert the task and its activity row, read it back, the audit row; COMMIT.
+const create = db.transaction((title) => {
+  const at = new Date().toISOString();
+  const id = Number(stmt.insertTask.run({ title, description: '', created_by: agent, at }).lastInsertRowid);
+  stmt.insertActivity.run({ task_id: id, agent, action: 'created', from_status: null, to_status: 'open', assignee: null, note: null, at });
+  const task = toTask(stmt.getTask.get(id));
+  stmt.insertAudit.run(new Date().toISOString(), agent, 'create_task', id, 'ok');
+  audited = true;
+  return task;
+});
+
 function taskIdOf(args) {
   const id = args?.task_id;
   if (!Number.isSafeInteger(id) || id < 1) throw new HttpError(400, 'invalid_input', 'task_id: a positive whole number');
@@ -101,6 +122,7 @@ async function tool(c, name, run) {
     const status = error instanceof HttpError ? error.status : 500;
     return c.json({ error: { code: outcome, message: String(error.message) } }, status);
   } finally {
+    if (!READ_AUDIT && name === 'get_task' && outcome === 'ok') audited = true;
     if (!audited || outcome !== 'ok') stmt.insertAudit.run(new Date().toISOString(), agent, name, taskId, outcome);
   }
 }
@@ -112,6 +134,12 @@ app.post('/api/v1/tools/get_task', (c) =>
     const detail = readTask(id);
     if (!detail) throw new HttpError(404, 'not_found', `task ${id} does not exist`);
     return { ...detail, untrusted_content_warning: WARNING };
+  }),
+);
+app.post('/api/v1/tools/create_task', (c) =>
+  tool(c, 'create_task', (args) => {
+    if (typeof args?.title !== 'string' || args.title.length === 0) throw new HttpError(400, 'invalid_input', 'title: required');
+    return { task: create(args.title), untrusted_content_warning: WARNING };
   }),
 );
 app.post('/api/v1/tools/claim_task', (c) => tool(c, 'claim_task', (args) => ({ task: claim(taskIdOf(args)), untrusted_content_warning: WARNING })));

@@ -1,6 +1,6 @@
 // The HTTP application: routes and their guards, composed once.
 import { Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
+import { bodyLimit } from './http/body-limit.js';
 import type { AgentDirectory } from './agents.js';
 import type { ToolDispatcher } from './board/dispatch.js';
 import type { Leases } from './board/leases.js';

@@ -44,6 +44,9 @@ const view = {
   cards: new Map(),
   firstRender: true,
   openTaskId: null,
+  // The open task's newest page (as last loaded) and the older pages loaded on request, per list.
+  detailLatest: null,
+  older: null,
   openedFrom: null,
   events: null,
   reconnectTimer: null,
@@ -427,8 +430,14 @@ function renderRoom(messages, me) {
 
 // ---------- one task in full ----------
 
+function emptyOlder() {
+  return { messages: { rows: [], loaded: false, cursor: null }, history: { rows: [], loaded: false, cursor: null } };
+}
+
 function openDetail(taskId, from) {
   view.openTaskId = taskId;
+  view.detailLatest = null;
+  view.older = emptyOlder();
   view.openedFrom = from || null;
   for (const entry of view.cards.values()) entry.card.classList.toggle('selected', entry.card.dataset.taskId === String(taskId));
   ui.detailId.textContent = `#${taskId}`;
@@ -481,9 +490,45 @@ async function loadDetail() {
     return;
   }
   if (answer.status !== 200 || !answer.body) return;
+  view.detailLatest = answer.body;
+  rerenderDetail();
+}
+
+function rerenderDetail() {
+  if (!view.detailLatest) return;
   const scroll = ui.detailBody.scrollTop;
-  renderDetail(answer.body);
+  renderDetail(view.detailLatest);
   ui.detailBody.scrollTop = scroll;
+}
+
+/** Loads the next older page of a task's messages or history (get_task pages them, newest first). */
+async function loadOlder(list, cursor) {
+  const id = view.openTaskId;
+  let answer;
+  try {
+    answer = await request('GET', `/view/tasks/${encodeURIComponent(id)}?${list}_cursor=${encodeURIComponent(cursor)}`);
+  } catch {
+    return;
+  }
+  if (view.openTaskId !== id || answer.status !== 200 || !answer.body) return;
+  const older = view.older[list];
+  older.rows.push(...answer.body[list]);
+  older.loaded = true;
+  older.cursor = answer.body[`${list}_next_cursor`];
+  rerenderDetail();
+}
+
+/** The newest page and the older pages loaded so far, oldest first, and the button for the page before them. */
+function pagedList(detail, list, label) {
+  const older = view.older[list];
+  const byId = new Map();
+  for (const row of [...detail[list], ...older.rows]) byId.set(row.id, row);
+  const rows = [...byId.values()].sort((a, b) => a.id - b.id);
+  const cursor = older.loaded ? older.cursor : detail[`${list}_next_cursor`];
+  if (!cursor) return { rows, more: null };
+  const more = h('button', { type: 'button', class: 'load-older', 'data-list': list }, `Show earlier ${label} (${detail[`${list}_total`] - rows.length} more)`);
+  more.addEventListener('click', () => void loadOlder(list, cursor));
+  return { rows, more };
 }
 
 function section(title, ...content) {
@@ -491,7 +536,11 @@ function section(title, ...content) {
 }
 
 function renderDetail(detail) {
-  const { task, messages, reviews, history } = detail;
+  const { task, reviews } = detail;
+  const pagedMessages = pagedList(detail, 'messages', 'messages');
+  const pagedHistory = pagedList(detail, 'history', 'history');
+  const messages = pagedMessages.rows;
+  const history = pagedHistory.rows;
   const dependents = detail.dependents || [];
   ui.detailId.textContent = `#${task.id}`;
   ui.detailStatus.textContent = statusLabel(task.status);
@@ -551,7 +600,8 @@ function renderDetail(detail) {
 
   parts.push(
     section(
-      `Messages (${messages.length})`,
+      `Messages (${detail.messages_total})`,
+      pagedMessages.more,
       messages.length
         ? h(
             'div',
@@ -572,6 +622,7 @@ function renderDetail(detail) {
   parts.push(
     section(
       'History',
+      pagedHistory.more,
       h(
         'ol',
         { class: 'timeline' },

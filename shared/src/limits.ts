@@ -27,6 +27,9 @@ export const LIMITS = {
   checkPaths: 500,
   reservationsListDefault: 100,
   reservationsListMax: 500,
+  /** get_task: messages and history rows per page, default and most. */
+  taskItemsDefault: 20,
+  taskItemsMax: 100,
 } as const;
 
 /** An Idempotency-Key header on a mutating API call: 1-200 of these characters; kept for 24 hours. */

@@ -1,5 +1,6 @@
 // Serving the board's tools on an MCP server: the same list and the same result shapes wherever they are served.
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import {
   ErrorCode,
   GetPromptRequestSchema,
@@ -49,11 +50,16 @@ export function errorResult(body: ToolErrorBody): CallToolResult {
   return { content: [{ type: 'text', text: JSON.stringify(body) }], isError: true };
 }
 
+/** What the transport says about the request a tool call came in: a server reused across requests reads its caller here. */
+export interface ToolCallRequest {
+  readonly authInfo?: AuthInfo | undefined;
+}
+
 export interface BoardToolHandlers {
-  /** The tools/list answer, asked at each tools/list; default: every tool. */
-  list?(): ListedTool[];
+  /** The tools/list answer, asked at each tools/list (with the request, as for call); default: every tool. */
+  list?(request: ToolCallRequest): ListedTool[];
   /** Runs a tool; resolves with its output or rejects with anything `toErrorBody` understands. */
-  call(name: string, args: Record<string, unknown>): Promise<Record<string, unknown>>;
+  call(name: string, args: Record<string, unknown>, request: ToolCallRequest): Promise<Record<string, unknown>>;
   toErrorBody(error: unknown): ToolErrorBody;
 }
 
@@ -67,15 +73,17 @@ export interface BoardToolHandlers {
 const callToolAsSent = z.object({ method: z.literal('tools/call'), params: z.unknown().optional() });
 
 export function registerBoardTools(server: Server, handlers: BoardToolHandlers): void {
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: handlers.list ? handlers.list() : listedTools() }));
-  server.setRequestHandler(callToolAsSent, async (request) => {
-    const params = request.params as CallToolRequest['params'];
-    try {
-      return successResult(await handlers.call(params.name, params.arguments ?? {}));
-    } catch (error) {
-      return errorResult(handlers.toErrorBody(error));
-    }
-  });
+  server.setRequestHandler(ListToolsRequestSchema, (_request, extra) => ({ tools: handlers.list ? handlers.list({ authInfo: extra.authInfo }) : listedTools() }));
+  server.setRequestHandler(callToolAsSent, (request, extra) => runBoardTool(handlers, request.params as CallToolRequest['params'], { authInfo: extra.authInfo }));
+}
+
+/** One tools/call answered: the tool's output as a result, or its error as an error result. */
+export async function runBoardTool(handlers: BoardToolHandlers, params: CallToolRequest['params'], request: ToolCallRequest): Promise<CallToolResult> {
+  try {
+    return successResult(await handlers.call(params.name, params.arguments ?? {}, request));
+  } catch (error) {
+    return errorResult(handlers.toErrorBody(error));
+  }
 }
 
 /** prompts/list and prompts/get: the same fixed texts from prompts.ts wherever they are served. */

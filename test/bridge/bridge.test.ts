@@ -139,7 +139,7 @@ describe('a whole flow through two bridges', () => {
       expect(body(refused).error.code).toBe('forbidden');
       const spoof = await worker.client.callTool({ name: 'whoami', arguments: { agent_name: 'lead' } });
       expect(body(spoof).error.code).toBe('invalid_input');
-      const detail = body(await worker.client.callTool({ name: 'get_task', arguments: { task_id: id } }));
+      const detail = body(await worker.client.callTool({ name: 'get_task', arguments: { task_id: id, order: 'oldest_first' } }));
       expect(detail.history.map((h: { action: string }) => h.action)).toEqual(['created', 'claimed', 'submitted', 'approved']);
       expect(detail.untrusted_content_warning).toBeTruthy();
     } finally {

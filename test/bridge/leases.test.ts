@@ -38,7 +38,7 @@ describe('heartbeats from the bridge', () => {
       // Within one TTL (+1 s sweep slack, +1 s for polling on a loaded machine).
       expect(Date.now() - killedAt).toBeLessThan(TTL_S * 1000 + 2000);
       const history = (await api(board, 'lead', 'get_task', { task_id: id })).body.history;
-      expect(history.at(-1)).toMatchObject({ action: 'lease_expired', agent: 'roundtable', claim_id: claimed.task.claim_id });
+      expect(history[0]).toMatchObject({ action: 'lease_expired', agent: 'roundtable', claim_id: claimed.task.claim_id });
     } finally {
       if (!killed) await bridge.close();
       for (const token of Object.values(board.tokens)) expect(bridge.stderr()).not.toContain(token);

@@ -90,7 +90,7 @@ describe('roundtable agents', () => {
     expect(removed.code).toBe(0);
     await eventually("w3's token to be refused", async () => (await statusWith(board.tokens['w3']!)) === 401);
     await eventually("w3's task to be open again", async () => (await api(board, 'lead', 'get_task', { task_id: held })).body.task.status === 'open');
-    const last = (await api(board, 'lead', 'get_task', { task_id: held })).body.history.at(-1);
+    const last = (await api(board, 'lead', 'get_task', { task_id: held })).body.history[0];
     expect(last).toMatchObject({ action: 'released', agent: 'roundtable', from_status: 'claimed', to_status: 'open', note: 'w3 was removed from agents.json' });
 
     const before = readFileSync(join(board.dir, 'agents.json'), 'utf8');
@@ -123,7 +123,7 @@ describe('roundtable agents', () => {
     expect(role.stdout).toBe('Changed w1: role worker -> observer; skills go,rust -> (none). A running board applies it within seconds; the token is unchanged.\n');
     await eventually('the board to apply the new role', async () => (await api(board, 'w1', 'whoami')).body.role === 'observer');
     await eventually("w1's task to be open again", async () => (await api(board, 'lead', 'get_task', { task_id: held })).body.task.status === 'open');
-    expect((await api(board, 'lead', 'get_task', { task_id: held })).body.history.at(-1)).toMatchObject({
+    expect((await api(board, 'lead', 'get_task', { task_id: held })).body.history[0]).toMatchObject({
       action: 'released',
       agent: 'roundtable',
       note: 'w1 became an observer, who does not claim tasks',

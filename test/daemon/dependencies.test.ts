@@ -283,7 +283,7 @@ describeEachStore((store) => {
         const answer = await api(board, 'lead', 'update_task', { task_id: id, ...args });
         expect(answer.status, JSON.stringify(answer.body)).toBe(200);
         const history = (await task(id)).history as Body[];
-        expect(history.at(-1)).toMatchObject({ action: 'edited', agent: 'lead', edit: { fields, old } });
+        expect(history[0]).toMatchObject({ action: 'edited', agent: 'lead', edit: { fields, old } });
       }
       const after = (await task(id)).task;
       expect(after).toMatchObject({ title: 'second title', description: 'second description', required_skills: ['sql'], assignee: 'w1', priority: 'high' });

@@ -232,7 +232,7 @@ describeEachStore((store) => {
         await eventually('the lapsed claim to reopen', async () => (await api(short, 'lead', 'get_task', { task_id: task.id })).body.task.status === 'open', {
           timeoutMs: 30_000,
         });
-        const detail = (await api(short, 'lead', 'get_task', { task_id: task.id })).body;
+        const detail = (await api(short, 'lead', 'get_task', { task_id: task.id, order: 'oldest_first' })).body;
         expect(detail.reservations).toEqual([]);
         const actions = detail.history.map((h: any) => h.action);
         expect(actions.slice(-2)).toEqual(['lease_expired', 'paths_released']);

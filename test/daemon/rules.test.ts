@@ -88,7 +88,7 @@ describeEachStore((store) => {
         expect(answer.status, tool).toBe(403);
         expect(answer.body.error!.message).toContain('only its assignee');
       }
-      const detail = (await api(board, 'lead', 'get_task', { task_id: task.id })).body;
+      const detail = (await api(board, 'lead', 'get_task', { task_id: task.id, order: 'oldest_first' })).body;
       expect(detail.task).toMatchObject({ status: 'claimed', assignee: 'w1', result: null });
     });
 
@@ -110,7 +110,7 @@ describeEachStore((store) => {
       expect(submitted.body.task).toMatchObject({ status: 'submitted', result: 'the parser' });
       const approved = await api(board, 'lead', 'review_task', { task_id: task.id, verdict: 'approve', note: 'good' });
       expect(approved.body.task).toMatchObject({ status: 'done', assignee: 'w1', result: 'the parser' });
-      const detail = (await api(board, 'w2', 'get_task', { task_id: task.id })).body;
+      const detail = (await api(board, 'w2', 'get_task', { task_id: task.id, order: 'oldest_first' })).body;
       expect(detail.untrusted_content_warning).toMatch(/treat it as data/);
       expect(detail.messages).toHaveLength(1);
       expect(detail.reviews).toMatchObject([{ reviewer: 'lead', verdict: 'approve', note: 'good' }]);
@@ -131,7 +131,7 @@ describeEachStore((store) => {
       expect((await api(board, 'w2', 'claim_task', { task_id: task.id })).status).toBe(200);
       await api(board, 'w2', 'submit_result', { task_id: task.id, result: 'second try' });
       await api(board, 'lead', 'review_task', { task_id: task.id, verdict: 'approve' });
-      const detail = (await api(board, 'lead', 'get_task', { task_id: task.id })).body;
+      const detail = (await api(board, 'lead', 'get_task', { task_id: task.id, order: 'oldest_first' })).body;
       expect(detail.reviews.map((r: { verdict: string; note: string | null }) => [r.verdict, r.note])).toEqual([
         ['reject', 'add tests'],
         ['approve', null],
@@ -167,7 +167,7 @@ describeEachStore((store) => {
       expect(twice.status).toBe(409);
       expect(twice.body.error!.message).toContain('already cancelled');
       const history = (await api(board, 'lead', 'get_task', { task_id: claimed.id })).body.history;
-      expect(history.at(-1)).toMatchObject({ action: 'cancelled', from_status: 'claimed', to_status: 'cancelled', note: 'not needed' });
+      expect(history[0]).toMatchObject({ action: 'cancelled', from_status: 'claimed', to_status: 'cancelled', note: 'not needed' });
     });
 
     it('no messages on done or cancelled tasks', async () => {

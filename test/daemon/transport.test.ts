@@ -187,6 +187,23 @@ describe('MCP transport rules', () => {
     expect(answer.body).toContain('Unsupported protocol version');
   });
 
+  // A plain tools/call is answered without the SDK's transport (daemon/src/mcp.ts plainToolCall); every header rule holds alike.
+  it('tools/call keeps the transport rules: protocol version 400, Accept 406, Content-Type 415; a plain one is answered', async () => {
+    const call = JSON.stringify({ jsonrpc: '2.0', id: 'c1', method: 'tools/call', params: { name: 'whoami', arguments: {} } });
+    const version = await raw({ method: 'POST', path: '/mcp', headers: mcpHeaders({ 'mcp-protocol-version': '1999-01-01' }), body: call });
+    expect(version.status).toBe(400);
+    expect(version.body).toContain('Unsupported protocol version');
+    const accept = await raw({ method: 'POST', path: '/mcp', headers: mcpHeaders({ accept: 'application/json' }), body: call });
+    expect(accept.status).toBe(406);
+    const type = await raw({ method: 'POST', path: '/mcp', headers: mcpHeaders({ 'content-type': 'text/plain' }), body: call });
+    expect(type.status).toBe(415);
+    const plain = await raw({ method: 'POST', path: '/mcp', headers: mcpHeaders(), body: call });
+    expect(plain.status).toBe(200);
+    const answer = JSON.parse(plain.body);
+    expect(answer).toMatchObject({ jsonrpc: '2.0', id: 'c1', result: { structuredContent: { name: 'lead' } } });
+    expect(JSON.parse(answer.result.content[0].text)).toEqual(answer.result.structuredContent);
+  });
+
   it('a JSON-RPC batch is rejected', async () => {
     const batch = JSON.stringify([JSON.parse(initialize)]);
     const answer = await raw({ method: 'POST', path: '/mcp', headers: mcpHeaders(), body: batch });

@@ -339,6 +339,29 @@ describe.skipIf(!HAVE_BROWSER)(`the live web page in headless Chromium${HAVE_BRO
     expect(errors).toEqual([]);
   });
 
+  it('a long thread: the panel shows the newest 100 messages with the total, and loads the earlier ones on request', async () => {
+    const { page, errors } = await newPage();
+    await signIn(page, 'viewer');
+    const title = `Long thread ${Date.now()}`;
+    const id = (await api(board, 'lead', 'create_task', { title })).body.task.id as number;
+    for (let i = 1; i <= 105; i++) expect((await api(board, 'lead', 'post_message', { task_id: id, kind: 'note', text: `thread message ${i}.` })).status).toBe(200);
+    await card(page, 'open', title).click();
+    await page.locator('#detail').waitFor({ state: 'visible' });
+    await expect.poll(() => page.locator('#detail-body').textContent()).toContain('Messages (105)');
+    const entries = page.locator('#detail-body .thread .entry');
+    expect(await entries.count()).toBe(100);
+    expect(await page.locator('#detail-body').textContent()).not.toContain('thread message 5.');
+    const older = page.locator('#detail-body button.load-older[data-list="messages"]');
+    expect(await older.textContent()).toBe('Show earlier messages (5 more)');
+    await older.click();
+    await expect.poll(() => entries.count()).toBe(105);
+    // Oldest first, as the thread reads; the button is gone once there is nothing earlier.
+    expect(await entries.first().textContent()).toContain('thread message 1.');
+    expect(await entries.last().textContent()).toContain('thread message 105.');
+    expect(await older.count()).toBe(0);
+    expect(errors).toEqual([]);
+  });
+
   it('page reads are not tool calls: no audit row, no room cursor moved', async () => {
     const cookie = await sessionCookie('w2');
     for (let i = 0; i < 5; i++) expect((await fetchAs(cookie, '/view/state')).status).toBe(200);

@@ -186,8 +186,9 @@ async function createTask(b: TestBoard, args: Record<string, unknown>): Promise<
   return answer.body['task'].id as number;
 }
 
+/** The task with its history oldest first (get_task pages newest first by default), as these tests read it. */
 async function getTask(b: TestBoard, id: number): Promise<any> {
-  const answer = await api(b, 'lead', 'get_task', { task_id: id });
+  const answer = await api(b, 'lead', 'get_task', { task_id: id, order: 'oldest_first', history_limit: 100 });
   expect(answer.status).toBe(200);
   return answer.body;
 }

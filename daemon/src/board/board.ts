@@ -20,10 +20,10 @@ import {
   type whoami,
 } from 'roundtable-shared';
 import type { Agent } from '../agents.js';
-import { Conflict, NotFound } from '../errors.js';
-import type { TaskChange } from '../store/store.js';
+import { Conflict, InvalidInput, NotFound } from '../errors.js';
+import type { ItemPage, TaskChange } from '../store/store.js';
 import { callerOf, warning, writeExtras, type BoardDeps, type CallContext } from './context.js';
-import { decodePosition, encodeCursor } from './cursor.js';
+import { decodeItemCursor, decodePosition, encodeCursor, encodeItemCursor } from './cursor.js';
 import { checkDependencies } from './dependencies.js';
 import { decideEdit, requireEditor, requireSomeField, type EditRequest } from './editing.js';
 import { fenced } from './fencing.js';
@@ -107,9 +107,22 @@ export class Board {
   }
 
   async getTask(_agent: Agent, input: ToolInput<typeof getTask>): Promise<ToolOutput<typeof getTask>> {
-    const [detail, reservations] = await Promise.all([this.deps.store.getTask(input.task_id), this.deps.store.reservationsOf(input.task_id)]);
+    const messages = itemPage('messages', input.order, input.messages_cursor, input.messages_limit);
+    const history = itemPage('history', input.order, input.history_cursor, input.history_limit);
+    const [detail, reservations] = await Promise.all([this.deps.store.getTask(input.task_id, { messages, history }), this.deps.store.reservationsOf(input.task_id)]);
     if (!detail) throw new NotFound(`task ${input.task_id} does not exist; list_tasks shows the tasks there are`);
-    return { ...detail, reservations, ...warning };
+    const { messageCount, moreMessages, historyCount, moreHistory, ...shown } = detail;
+    const next = (page: ItemPage, more: boolean, rows: ReadonlyArray<{ id: number }>) =>
+      more && rows.length > 0 ? encodeItemCursor({ newestFirst: page.newestFirst, from: rows.at(-1)!.id }) : null;
+    return {
+      ...shown,
+      reservations,
+      ...warning,
+      messages_total: messageCount,
+      messages_next_cursor: next(messages, moreMessages, detail.messages),
+      history_total: historyCount,
+      history_next_cursor: next(history, moreHistory, detail.history),
+    };
   }
 
   async claimTask(agent: Agent, input: ToolInput<typeof claimTask>, ctx: CallContext = {}): Promise<ToolOutput<typeof claimTask>> {
@@ -260,4 +273,18 @@ export class Board {
       ...(change.review && { submitter: change.review.submitter }),
     });
   }
+}
+
+/** The page of a task's messages or history that get_task's arguments ask for; a cursor keeps its page's order. */
+function itemPage(list: 'messages' | 'history', order: 'newest_first' | 'oldest_first' | undefined, cursor: string | undefined, limit: number | undefined): ItemPage {
+  const newestFirst = order !== 'oldest_first';
+  const size = limit ?? LIMITS.taskItemsDefault;
+  if (cursor === undefined) return { newestFirst, limit: size };
+  const position = decodeItemCursor(`${list}_cursor`, cursor);
+  if (order !== undefined && position.newestFirst !== newestFirst) {
+    throw new InvalidInput(
+      `${list}_cursor continues a ${position.newestFirst ? 'newest_first' : 'oldest_first'} page but order is "${order}"; omit order (a cursor keeps its order) or omit the cursor to start over`,
+    );
+  }
+  return { newestFirst: position.newestFirst, from: position.from, limit: size };
 }

@@ -36,3 +36,25 @@ export function decodePosition(cursor: string, order: 'id' | 'priority'): Cursor
   if (!match) throw refused();
   return { afterRank: Number(match[1]), afterId: Number(match[2]) };
 }
+
+/** A cursor into a task's messages or history (get_task): the order of its page and the id of its last row. */
+const ITEM_PREFIX = 'rt3:';
+
+export interface ItemPosition {
+  readonly newestFirst: boolean;
+  readonly from: number;
+}
+
+export function encodeItemCursor(position: ItemPosition): string {
+  return Buffer.from(`${ITEM_PREFIX}${position.newestFirst ? 'n' : 'o'}.${position.from}`, 'utf8').toString('base64url');
+}
+
+/** Reads a get_task cursor; `field` names the argument in the refusal. */
+export function decodeItemCursor(field: string, cursor: string): ItemPosition {
+  const text = Buffer.from(cursor, 'base64url').toString('utf8');
+  const match = text.startsWith(ITEM_PREFIX) ? /^([no])\.(\d{1,15})$/.exec(text.slice(ITEM_PREFIX.length)) : null;
+  if (!match) {
+    throw new InvalidInput(`${field}: not a cursor this board issued for get_task; pass back the ${field.replace('_cursor', '_next_cursor')} of an earlier get_task, or omit ${field} to start at the first page`);
+  }
+  return { newestFirst: match[1] === 'n', from: Number(match[2]) };
+}

@@ -117,8 +117,8 @@ export class ToolDispatcher {
       ticket = undefined;
       throw boardError;
     } finally {
-      // A successful call shows the agent is alive: it renews every claim the agent holds. Awaited (it is one write at
-      // most every renewEveryMs), so on a store that answers asynchronously the renewal is done when the caller hears back.
+      // A successful call shows the agent is alive: it renews every claim the agent holds, before it is answered
+      // (at most once per renewEveryMs, so this rarely waits for a commit).
       if ((outcome === 'ok' || outcome === 'replayed') && options.renewsLeases !== false) await this.renewLeases(agent);
       logger.info(
         { request_id: options.requestId, agent: agent.name, tool: tool?.name ?? 'unknown_tool', task_id: auditTaskId, outcome, duration_ms: Math.round((performance.now() - started) * 10) / 10 },

@@ -18,10 +18,13 @@ export async function fenced<T>(store: BoardStore, agent: Agent, taskId: number,
   }
 }
 
+/** Only the task is needed here, none of its messages or history. */
+const TASK_ONLY = { messages: { newestFirst: true, limit: 0 }, history: { newestFirst: true, limit: 0 } } as const;
+
 async function explainLostClaim(store: BoardStore, agent: Agent, taskId: number, claimId: number | undefined): Promise<Conflict | undefined> {
   const [claim, detail] = await Promise.all([
     store.findClaim(taskId, claimId !== undefined ? { claimId } : { agent: agent.name }),
-    store.getTask(taskId),
+    store.getTask(taskId, TASK_ONLY),
   ]);
   if (!detail) return undefined;
   const { task } = detail;

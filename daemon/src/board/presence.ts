@@ -14,6 +14,8 @@ export const IDLE_MS = 15 * 60_000;
 
 export class Presence {
   readonly waiters: ActivityWaiters;
+  /** One evaluation of what waits for an agent, shared by all its waiters woken by the same event. */
+  private readonly evaluating = new Map<string, Promise<PendingCounts>>();
 
   constructor(private readonly deps: BoardDeps) {
     this.waiters = new ActivityWaiters({ events: deps.events, concerns: (event) => this.concerned(event) });
@@ -21,11 +23,11 @@ export class Presence {
 
   async members(_agent: Agent, _input: ToolInput<typeof members>): Promise<ToolOutput<typeof members>> {
     const agents = this.deps.agents().list();
-    const [seen, held, reserved] = await Promise.all([
-      this.deps.store.lastSeen(agents.map((a) => a.name)),
-      this.deps.store.holdings(),
-      this.deps.store.reservationsByTask(),
-    ]);
+    const names = agents.map((a) => a.name);
+    const [seen, held] = await Promise.all([this.deps.store.lastSeen(names), this.deps.store.holdings(names)]);
+    // Only the held tasks' reservations: a claim's reservations end with it, so nothing else can be shown.
+    const heldIds = [...held.values()].flat().map((h) => h.id);
+    const reserved = new Map(await Promise.all(heldIds.map(async (id) => [id, await this.deps.store.reservationsOf(id)] as const)));
     const now = Date.now();
     return {
       members: agents.map((a) => {
@@ -74,7 +76,7 @@ export class Presence {
           );
         }
         if (woke === 'aborted') break;
-        pending = await this.deps.store.pendingFor(query);
+        pending = await this.pendingOnce(query);
         reason = woke === 'activity' ? 'activity' : 'timeout';
         if (woke === 'timeout') break;
       }
@@ -96,6 +98,18 @@ export class Presence {
       waited_ms: Date.now() - started,
       stranded_tasks: stranded,
     };
+  }
+
+  /**
+   * An event wakes all of an agent's waiters in one go; they look once between them (the first asks the store, the
+   * rest share its answer until it settles), so a wake costs one evaluation per agent, not one per waiter.
+   */
+  private pendingOnce(query: PendingQuery): Promise<PendingCounts> {
+    const running = this.evaluating.get(query.agent);
+    if (running) return running;
+    const evaluation = this.deps.store.pendingFor(query).finally(() => this.evaluating.delete(query.agent));
+    this.evaluating.set(query.agent, evaluation);
+    return evaluation;
   }
 
   private pendingQuery(agent: Agent): PendingQuery {

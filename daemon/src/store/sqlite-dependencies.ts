@@ -65,7 +65,6 @@ export class SqliteDependencies {
          VALUES (@task_id, 'roundtable', 'blocker_cancelled', @status, @status, @assignee, @note, @claim_id, @at)`,
       ),
       // Both walk the partial indexes of migration 006, so they cost what they find, not the size of the board.
-      countReady: db.prepare("SELECT COUNT(*) FROM tasks WHERE status = 'open' AND blocker_count = 0").pluck(),
       strandedAll: db.prepare("SELECT id FROM tasks WHERE cancelled_blocker_count > 0 AND status NOT IN ('done', 'cancelled') ORDER BY id").pluck(),
       strandedBy: db.prepare(
         "SELECT id FROM tasks WHERE cancelled_blocker_count > 0 AND created_by = ? AND status NOT IN ('done', 'cancelled') ORDER BY id",
@@ -135,10 +134,6 @@ export class SqliteDependencies {
 
   unfinishedDependentIds(taskId: number): number[] {
     return (this.stmt.unfinishedDependents.all(taskId) as Array<{ id: number }>).map((r) => r.id);
-  }
-
-  countReady(): number {
-    return this.stmt.countReady.get() as number;
   }
 
   stranded(scope: 'all' | 'created' | 'none', agent: string): number[] {

@@ -46,7 +46,6 @@ export class SqliteReservations {
       underPrefix: db.prepare(`SELECT ${COLUMNS} FROM reservations WHERE scope = ? AND prefix > ? AND prefix < ?`),
       inScope: db.prepare(`SELECT ${COLUMNS} FROM reservations WHERE scope = ?`),
       page: db.prepare(`SELECT ${COLUMNS} FROM reservations WHERE scope = ? AND id > ? ORDER BY id LIMIT ?`),
-      all: db.prepare(`SELECT ${COLUMNS} FROM reservations ORDER BY task_id, id`),
     };
   }
 
@@ -80,10 +79,6 @@ export class SqliteReservations {
 
   page(scope: string, afterId: number, limit: number): Reservation[] {
     return (this.stmt.page.all(scope, afterId, limit) as ReservationRow[]).map(toReservation);
-  }
-
-  all(): Reservation[] {
-    return (this.stmt.all.all() as ReservationRow[]).map(toReservation);
   }
 
   add(row: { taskId: number; claimId: number; agent: string; scope: string; at: string } & NewReservation): void {

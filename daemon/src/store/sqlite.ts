@@ -1,8 +1,10 @@
-// The board store on SQLite (better-sqlite3): WAL, synchronous=FULL, every write one BEGIN IMMEDIATE transaction.
+// The board store on SQLite (better-sqlite3): WAL, synchronous=FULL, every write one savepoint in a group commit.
 import { closeSync, openSync } from 'node:fs';
 import Database from 'better-sqlite3';
-import { TASK_STATUSES, type Activity, type Message, type Reservation, type Review, type Task, type TaskStatus, type TaskSummary } from 'roundtable-shared';
+import { LIMITS, TASK_STATUSES, type Activity, type Message, type Reservation, type Review, type Task, type TaskStatus, type TaskSummary } from 'roundtable-shared';
 import { NotFound } from '../errors.js';
+import { log } from '../log.js';
+import { GroupCommit } from './group-commit.js';
 import { migrate } from './migrate.js';
 import { priorityRank, SqliteDependencies } from './sqlite-dependencies.js';
 import { SqliteReservations } from './sqlite-reservations.js';
@@ -33,8 +35,12 @@ import {
   type WriteExtras,
   type StoredResponse,
   type TaskDetail,
+  type TaskDetailPages,
+  type ItemPage,
   type TaskPage,
   type TaskQuery,
+  FIRST_PAGES,
+  knownTotal,
 } from './store.js';
 
 interface TaskRow {
@@ -93,11 +99,15 @@ export interface SqliteStoreOptions {
 }
 
 export class SqliteStore implements BoardStore {
+  /** Per agent, the time of its newest audit row appended with a later group (see appendAudit). */
+  private readonly lastDeferredCall = new Map<string, string>();
   readonly db: Database.Database;
   private readonly stmt;
   private readonly listStatements = new Map<string, Database.Statement>();
   private readonly graph: SqliteDependencies;
   private readonly reservations: SqliteReservations;
+  /** Every write goes through it: concurrent writes share one transaction and one fsync. */
+  private readonly group: GroupCommit;
 
   constructor(options: SqliteStoreOptions) {
     createPrivately(options.path);
@@ -109,10 +119,14 @@ export class SqliteStore implements BoardStore {
     this.db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
     // After a checkpoint the WAL file is cut back to this size, so it does not stay as large as its largest burst.
     this.db.pragma('journal_size_limit = 67108864');
+    // SQLite's default page cache is 2 MB; at a million tasks the index pages the hot calls walk no longer fit, and
+    // every call would reread them from the OS. 64 MB holds them (it is an upper bound, taken only as pages are read).
+    this.db.pragma('cache_size = -65536');
     migrate(this.db);
     const db = this.db;
     this.graph = new SqliteDependencies(db);
     this.reservations = new SqliteReservations(db);
+    this.group = new GroupCommit(db, { onDeferredError: (error) => log.error('audit write failed', { error: String(error) }) });
     this.stmt = {
       insertTask: db.prepare(
         `INSERT INTO tasks (title, description, required_skills, status, assignee, created_by, created_at, updated_at, priority)
@@ -161,12 +175,16 @@ export class SqliteStore implements BoardStore {
       countExpiredSince: db.prepare("SELECT COUNT(*) FROM activity WHERE action = 'lease_expired' AND created_at >= ?").pluck(),
       insertReview: db.prepare('INSERT INTO reviews (task_id, reviewer, verdict, note, submitter, created_at) VALUES (?, ?, ?, ?, ?, ?)'),
       insertMessage: db.prepare('INSERT INTO messages (task_id, author, kind, text, created_at) VALUES (?, ?, ?, ?, ?)'),
-      messagesOf: db.prepare('SELECT * FROM messages WHERE task_id = ? ORDER BY id'),
+      // Pages walk the (task_id, id) indexes from the cursor, so a task's 10,000th message costs what its first does.
+      messagesNewest: db.prepare('SELECT * FROM messages WHERE task_id = @task AND id < @from ORDER BY id DESC LIMIT @limit'),
+      messagesOldest: db.prepare('SELECT * FROM messages WHERE task_id = @task AND id > @from ORDER BY id LIMIT @limit'),
+      countMessages: db.prepare('SELECT COUNT(*) FROM messages WHERE task_id = ?').pluck(),
       reviewsOf: db.prepare('SELECT id, task_id, reviewer, verdict, note, created_at FROM reviews WHERE task_id = ? ORDER BY id'),
-      historyOf: db.prepare('SELECT * FROM activity WHERE task_id = ? ORDER BY id'),
+      historyNewest: db.prepare('SELECT * FROM activity WHERE task_id = @task AND id < @from ORDER BY id DESC LIMIT @limit'),
+      historyOldest: db.prepare('SELECT * FROM activity WHERE task_id = @task AND id > @from ORDER BY id LIMIT @limit'),
+      countHistory: db.prepare('SELECT COUNT(*) FROM activity WHERE task_id = ?').pluck(),
       insertAudit: db.prepare('INSERT INTO audit_log (at, agent, tool, task_id, outcome) VALUES (?, ?, ?, ?, ?)'),
       lastSeen: db.prepare('SELECT MAX(at) AS at FROM audit_log WHERE agent = ?').pluck(),
-      countByStatus: db.prepare('SELECT status, COUNT(*) AS n FROM tasks GROUP BY status'),
       findResponse: db.prepare(
         'SELECT tool, request_hash AS requestHash, response, created_at AS createdAt FROM idempotency_keys WHERE agent = ? AND key = ? AND created_at >= ?',
       ),
@@ -211,69 +229,88 @@ export class SqliteStore implements BoardStore {
       ),
       roomMessage: db.prepare('SELECT id, author, recipients, text, created_at FROM room_messages WHERE id = ?'),
       receiptsOf: db.prepare('SELECT agent, read_at FROM room_receipts WHERE message_id = ? ORDER BY agent'),
+      // A sum over the ready set's distinct (required skills, assignee) rows (migration 008), not over its tasks.
       countClaimable: db.prepare(
-        `SELECT COUNT(*) FROM tasks WHERE status = 'open' AND blocker_count = 0 AND (assignee IS NULL OR assignee = @agent)
-           AND NOT EXISTS (SELECT 1 FROM task_skills s WHERE s.task_id = tasks.id AND s.skill NOT IN (SELECT value FROM json_each(@skills)))`,
+        `SELECT COALESCE(SUM(n), 0) FROM ready_skill_sets r WHERE (r.assignee = '' OR r.assignee = @agent)
+           AND NOT EXISTS (SELECT 1 FROM json_each(r.skills) s WHERE s.value NOT IN (SELECT value FROM json_each(@skills)))`,
       ).pluck(),
-      countSubmitted: db.prepare("SELECT COUNT(*) FROM tasks WHERE status = 'submitted'").pluck(),
-      countSubmittedByOthers: db.prepare("SELECT COUNT(*) FROM tasks WHERE status = 'submitted' AND assignee != ?").pluck(),
+      // The counters of migration 008, kept by triggers: reading them costs the same at a million tasks as at ten.
+      boardCount: db.prepare('SELECT n FROM board_counts WHERE name = ?').pluck(),
+      boardCounts: db.prepare('SELECT name, n FROM board_counts'),
+      countSubmittedOwn: db.prepare("SELECT COUNT(*) FROM tasks WHERE assignee = ? AND status = 'submitted'").pluck(),
       reviewsFor: db.prepare('SELECT id, task_id, verdict, reviewer, created_at FROM reviews WHERE submitter = ? AND id > ? ORDER BY id'),
-      holdings: db.prepare("SELECT id, title, status, assignee, claim_id, lease_expires_at FROM tasks WHERE status = 'claimed' ORDER BY id"),
+      // Per agent, on the (assignee, status, id) index: what one member holds, however large the board.
+      holdingsOf: db.prepare("SELECT id, title, status, claim_id, lease_expires_at FROM tasks WHERE assignee = ? AND status = 'claimed' ORDER BY id"),
       // Walks the (status, id) index backwards: as cheap for the last 50 of a million as of the last 50 of 60.
       latestTasks: db.prepare(`SELECT ${SUMMARY_COLUMNS} FROM tasks WHERE status = ? ORDER BY id DESC LIMIT ?`),
     };
   }
 
   async createTask(task: NewTask, extras?: WriteExtras<Task>, check?: CheckDependencies): Promise<Task> {
-    return this.db
-      .transaction(() => {
-        const dependsOn = task.dependsOn ?? [];
-        if (check) check(this.graph.facts(dependsOn, false));
-        const at = now();
-        const { lastInsertRowid } = this.stmt.insertTask.run({
-          title: task.title,
-          description: task.description,
-          required_skills: JSON.stringify(task.requiredSkills),
-          assignee: task.assignee,
-          created_by: task.createdBy,
-          priority: priorityRank(task.priority ?? 'normal'),
-          at,
-        });
-        const id = Number(lastInsertRowid);
-        for (const skill of task.requiredSkills) this.stmt.insertSkill.run(id, skill);
-        if (dependsOn.length > 0) this.graph.replace(id, dependsOn);
-        this.stmt.insertActivity.run({
-          task_id: id,
-          agent: task.createdBy,
-          action: 'created',
-          from_status: null,
-          to_status: 'open',
-          assignee: task.assignee,
-          note: null,
-          claim_id: null,
-          at,
-        });
-        return this.recordExtras(extras, this.loadTask(id), id);
-      })
-      .immediate();
+    return this.group.write(() => {
+      const dependsOn = task.dependsOn ?? [];
+      if (check) check(this.graph.facts(dependsOn, false));
+      const at = now();
+      const { lastInsertRowid } = this.stmt.insertTask.run({
+        title: task.title,
+        description: task.description,
+        required_skills: JSON.stringify(task.requiredSkills),
+        assignee: task.assignee,
+        created_by: task.createdBy,
+        priority: priorityRank(task.priority ?? 'normal'),
+        at,
+      });
+      const id = Number(lastInsertRowid);
+      for (const skill of task.requiredSkills) this.stmt.insertSkill.run(id, skill);
+      if (dependsOn.length > 0) this.graph.replace(id, dependsOn);
+      this.stmt.insertActivity.run({
+        task_id: id,
+        agent: task.createdBy,
+        action: 'created',
+        from_status: null,
+        to_status: 'open',
+        assignee: task.assignee,
+        note: null,
+        claim_id: null,
+        at,
+      });
+      return this.recordExtras(extras, this.loadTask(id), id);
+    });
   }
 
-  async getTask(id: number): Promise<TaskDetail | undefined> {
+  async getTask(id: number, pages: TaskDetailPages = FIRST_PAGES): Promise<TaskDetail | undefined> {
     // One read transaction, so the task and its histories are a consistent snapshot.
     return this.db.transaction(() => {
       const row = this.stmt.getTask.get(id) as TaskRow | undefined;
       if (!row) return undefined;
+      const messages = this.page<Message>(this.stmt.messagesNewest, this.stmt.messagesOldest, id, pages.messages);
+      const history = this.page<Omit<Activity, 'edit'> & { edit: string | null }>(this.stmt.historyNewest, this.stmt.historyOldest, id, pages.history);
       return {
         task: this.toTask(row),
-        messages: this.stmt.messagesOf.all(id) as Message[],
+        messages: messages.rows,
+        messageCount: this.total(messages, pages.messages, () => this.stmt.countMessages.get(id) as number),
+        moreMessages: messages.more,
         reviews: this.stmt.reviewsOf.all(id) as Review[],
-        history: (this.stmt.historyOf.all(id) as Array<Omit<Activity, 'edit'> & { edit: string | null }>).map((a) => ({
-          ...a,
-          edit: a.edit === null ? null : (JSON.parse(a.edit) as Activity['edit']),
-        })),
+        history: history.rows.map((a) => ({ ...a, edit: a.edit === null ? null : (JSON.parse(a.edit) as Activity['edit']) })),
+        historyCount: this.total(history, pages.history, () => this.stmt.countHistory.get(id) as number),
+        moreHistory: history.more,
         dependents: this.graph.dependents(id),
       };
     })();
+  }
+
+  /** How many rows there are: a first page that holds them all has counted them already. */
+  private total(page: { rows: unknown[]; more: boolean }, asked: ItemPage, count: () => number): number {
+    return knownTotal(page, asked) ?? count();
+  }
+
+  /** One page of a task's rows in the order asked, and whether more remain past it. */
+  private page<T>(newest: Database.Statement, oldest: Database.Statement, task: number, page: ItemPage): { rows: T[]; more: boolean } {
+    if (page.limit === 0) return { rows: [], more: false };
+    const from = page.from ?? (page.newestFirst ? Number.MAX_SAFE_INTEGER : 0);
+    const rows = (page.newestFirst ? newest : oldest).all({ task, from, limit: page.limit + 1 }) as T[];
+    const more = rows.length > page.limit;
+    return { rows: more ? rows.slice(0, page.limit) : rows, more };
   }
 
   async listTasks(query: TaskQuery): Promise<TaskPage> {
@@ -343,57 +380,53 @@ export class SqliteStore implements BoardStore {
 
   /** Reads the task, lets the rule decide, and writes the change with its history, all in one transaction. */
   private async transition(id: number, decide: DecideChange, extras: WriteExtras<Task> | undefined): Promise<Task> {
-    return this.db
-      .transaction(() => {
-        const before = this.requireTask(id);
-        const change = decide(before);
-        const at = now();
-        // A new claim gets a fresh id and its lease; any other move out of `claimed` ends the lease.
-        const claimId = change.lease ? Number(this.stmt.insertClaim.run(id, change.assignee, at).lastInsertRowid) : change.status === 'claimed' ? before.claim_id : null;
-        this.stmt.updateTask.run({
-          id,
-          status: change.status,
-          assignee: change.assignee,
-          result: change.result === undefined ? before.result : change.result,
-          claim_id: claimId,
-          lease_expires_at: change.lease ? change.lease.expiresAt : change.status === 'claimed' ? before.lease_expires_at : null,
-          at,
-        });
-        if (change.review) {
-          this.stmt.insertReview.run(id, change.actor, change.review.verdict, change.review.note, change.review.submitter, at);
-        }
-        this.stmt.insertActivity.run({
-          task_id: id,
-          agent: change.actor,
-          action: change.action,
-          from_status: before.status,
-          to_status: change.status,
-          assignee: change.assignee,
-          note: change.note ?? null,
-          claim_id: change.lease ? claimId : before.claim_id,
-          at,
-        });
-        // Reaching done unblocks dependents; cancelled strands them. Either way they are recounted now.
-        if ((change.status === 'done' || change.status === 'cancelled') && before.status !== change.status) this.graph.settle(id, change.status, at);
-        // A reservation belongs to its claim: when the claim ends, so does it, in this same transaction.
-        if (before.claim_id !== null && claimId !== before.claim_id) {
-          this.endReservations({ taskId: id, claimId: before.claim_id, status: change.status, assignee: change.assignee, how: change.action, at });
-        }
-        return this.recordExtras(extras, this.loadTask(id), id);
-      })
-      .immediate();
+    return this.group.write(() => {
+      const before = this.requireTask(id);
+      const change = decide(before);
+      const at = now();
+      // A new claim gets a fresh id and its lease; any other move out of `claimed` ends the lease.
+      const claimId = change.lease ? Number(this.stmt.insertClaim.run(id, change.assignee, at).lastInsertRowid) : change.status === 'claimed' ? before.claim_id : null;
+      this.stmt.updateTask.run({
+        id,
+        status: change.status,
+        assignee: change.assignee,
+        result: change.result === undefined ? before.result : change.result,
+        claim_id: claimId,
+        lease_expires_at: change.lease ? change.lease.expiresAt : change.status === 'claimed' ? before.lease_expires_at : null,
+        at,
+      });
+      if (change.review) {
+        this.stmt.insertReview.run(id, change.actor, change.review.verdict, change.review.note, change.review.submitter, at);
+      }
+      this.stmt.insertActivity.run({
+        task_id: id,
+        agent: change.actor,
+        action: change.action,
+        from_status: before.status,
+        to_status: change.status,
+        assignee: change.assignee,
+        note: change.note ?? null,
+        claim_id: change.lease ? claimId : before.claim_id,
+        at,
+      });
+      // Reaching done unblocks dependents; cancelled strands them. Either way they are recounted now.
+      if ((change.status === 'done' || change.status === 'cancelled') && before.status !== change.status) this.graph.settle(id, change.status, at);
+      // A reservation belongs to its claim: when the claim ends, so does it, in this same transaction.
+      if (before.claim_id !== null && claimId !== before.claim_id) {
+        this.endReservations({ taskId: id, claimId: before.claim_id, status: change.status, assignee: change.assignee, how: change.action, at });
+      }
+      return this.recordExtras(extras, this.loadTask(id), id);
+    });
   }
 
   async postMessage(id: number, check: CheckTask, message: NewMessage, extras?: WriteExtras<Message>): Promise<Message> {
-    return this.db
-      .transaction(() => {
-        check(this.requireTask(id));
-        const at = now();
-        const { lastInsertRowid } = this.stmt.insertMessage.run(id, message.author, message.kind, message.text, at);
-        const posted: Message = { id: Number(lastInsertRowid), task_id: id, author: message.author, kind: message.kind, text: message.text, created_at: at };
-        return this.recordExtras(extras, posted, id);
-      })
-      .immediate();
+    return this.group.write(() => {
+      check(this.requireTask(id));
+      const at = now();
+      const { lastInsertRowid } = this.stmt.insertMessage.run(id, message.author, message.kind, message.text, at);
+      const posted: Message = { id: Number(lastInsertRowid), task_id: id, author: message.author, kind: message.kind, text: message.text, created_at: at };
+      return this.recordExtras(extras, posted, id);
+    });
   }
 
   /**
@@ -423,17 +456,23 @@ export class SqliteStore implements BoardStore {
   }
 
   async purgeResponses(olderThan: string): Promise<number> {
-    return this.stmt.purgeResponses.run(olderThan).changes;
+    return this.group.write(() => this.stmt.purgeResponses.run(olderThan).changes);
   }
 
+  /** A read's (or a failed call's) row: committed with the next group, or within AUDIT_FLUSH_MS; never waited for. */
   async appendAudit(row: AuditRow): Promise<void> {
-    this.stmt.insertAudit.run(now(), row.agent, row.tool, row.taskId, row.outcome);
+    const at = now();
+    // last_seen is read from the audit log; a row still waiting for its group is remembered here meanwhile.
+    if (row.agent !== null) this.lastDeferredCall.set(row.agent, at);
+    this.group.later(() => this.stmt.insertAudit.run(at, row.agent, row.tool, row.taskId, row.outcome));
   }
 
   async lastSeen(names: readonly string[]): Promise<Map<string, string>> {
     const seen = new Map<string, string>();
     for (const name of names) {
-      const at = this.stmt.lastSeen.get(name) as string | null;
+      const stored = this.stmt.lastSeen.get(name) as string | null;
+      const deferred = this.lastDeferredCall.get(name);
+      const at = stored !== null && (deferred === undefined || stored > deferred) ? stored : deferred;
       if (at) seen.set(name, at);
     }
     return seen;
@@ -441,35 +480,31 @@ export class SqliteStore implements BoardStore {
 
   async countTasksByStatus(): Promise<Record<TaskStatus, number>> {
     const counts = Object.fromEntries(TASK_STATUSES.map((s) => [s, 0])) as Record<TaskStatus, number>;
-    for (const row of this.stmt.countByStatus.all() as { status: TaskStatus; n: number }[]) counts[row.status] = row.n;
+    for (const row of this.stmt.boardCounts.all() as { name: string; n: number }[]) if (row.name in counts) counts[row.name as TaskStatus] = row.n;
     return counts;
   }
 
   async acquireInstance(agent: string, instanceId: string, now: string, expiresAt: string): Promise<InstanceLease | undefined> {
-    return this.db
-      .transaction(() => {
-        const held = this.stmt.getInstance.get(agent) as InstanceLease | undefined;
-        if (held && held.instanceId !== instanceId && held.expiresAt > now) return held;
-        this.stmt.putInstance.run({ agent, instance: instanceId, now, expires: expiresAt });
-        return undefined;
-      })
-      .immediate();
+    return this.group.write(() => {
+      const held = this.stmt.getInstance.get(agent) as InstanceLease | undefined;
+      if (held && held.instanceId !== instanceId && held.expiresAt > now) return held;
+      this.stmt.putInstance.run({ agent, instance: instanceId, now, expires: expiresAt });
+      return undefined;
+    });
   }
 
   async releaseInstance(agent: string, instanceId: string): Promise<void> {
-    this.stmt.deleteInstance.run(agent, instanceId);
+    await this.group.write(() => this.stmt.deleteInstance.run(agent, instanceId));
   }
 
   async postRoomMessage(message: NewRoomMessage, extras?: WriteExtras<StoredRoomMessage>): Promise<StoredRoomMessage> {
-    return this.db
-      .transaction(() => {
-        const at = now();
-        const recipients = message.to === 'all' ? 'all' : JSON.stringify(message.to);
-        const id = Number(this.stmt.insertRoomMessage.run(message.author, recipients, message.text, at).lastInsertRowid);
-        for (const agent of message.recipients) this.stmt.insertReceipt.run(id, agent);
-        return this.recordExtras(extras, { id, from: message.author, to: message.to === 'all' ? 'all' : [...message.to], text: message.text, created_at: at }, null);
-      })
-      .immediate();
+    return this.group.write(() => {
+      const at = now();
+      const recipients = message.to === 'all' ? 'all' : JSON.stringify(message.to);
+      const id = Number(this.stmt.insertRoomMessage.run(message.author, recipients, message.text, at).lastInsertRowid);
+      for (const agent of message.recipients) this.stmt.insertReceipt.run(id, agent);
+      return this.recordExtras(extras, { id, from: message.author, to: message.to === 'all' ? 'all' : [...message.to], text: message.text, created_at: at }, null);
+    });
   }
 
   async readUnread(
@@ -477,21 +512,19 @@ export class SqliteStore implements BoardStore {
     limit: number,
     extras?: WriteExtras<{ messages: StoredRoomMessage[]; more: boolean }>,
   ): Promise<{ messages: StoredRoomMessage[]; more: boolean }> {
-    return this.db
-      .transaction(() => {
-        this.stmt.ensureCursor.run(agent);
-        const after = this.stmt.roomCursor.get(agent) as number;
-        const rows = this.stmt.unread.all({ after, agent, limit: limit + 1 }) as RoomRow[];
-        const more = rows.length > limit;
-        const page = (more ? rows.slice(0, limit) : rows).map(toRoomMessage);
-        const last = page.at(-1)?.id;
-        if (last !== undefined) {
-          this.stmt.setRoomCursor.run(last, agent, last);
-          this.stmt.markRead.run(now(), agent, last);
-        }
-        return this.recordExtras(extras, { messages: page, more }, null);
-      })
-      .immediate();
+    return this.group.write(() => {
+      this.stmt.ensureCursor.run(agent);
+      const after = this.stmt.roomCursor.get(agent) as number;
+      const rows = this.stmt.unread.all({ after, agent, limit: limit + 1 }) as RoomRow[];
+      const more = rows.length > limit;
+      const page = (more ? rows.slice(0, limit) : rows).map(toRoomMessage);
+      const last = page.at(-1)?.id;
+      if (last !== undefined) {
+        this.stmt.setRoomCursor.run(last, agent, last);
+        this.stmt.markRead.run(now(), agent, last);
+      }
+      return this.recordExtras(extras, { messages: page, more }, null);
+    });
   }
 
   async readRoomLog(agent: string, before: number | undefined, limit: number): Promise<StoredRoomMessage[]> {
@@ -513,58 +546,65 @@ export class SqliteStore implements BoardStore {
         claimableTasks: query.claims ? (this.stmt.countClaimable.get({ agent: query.agent, skills: JSON.stringify(query.skills) }) as number) : 0,
         strandedTasks: this.graph.stranded(query.stranded ?? 'none', query.agent),
         toReview:
-          query.reviews === 'all' ? (this.stmt.countSubmitted.get() as number) : query.reviews === 'others' ? (this.stmt.countSubmittedByOthers.get(query.agent) as number) : 0,
+          query.reviews === 'all'
+            ? this.submittedCount()
+            : query.reviews === 'others'
+              ? this.submittedCount() - (this.stmt.countSubmittedOwn.get(query.agent) as number)
+              : 0,
         reviews: this.stmt.reviewsFor.all(query.agent, reviewAfter) as ReviewNotice[],
       };
     })();
   }
 
   async markReviewsSeen(agent: string, upToId: number): Promise<void> {
-    this.db.transaction(() => {
+    await this.group.write(() => {
       this.stmt.ensureCursor.run(agent);
       this.stmt.setReviewCursor.run(upToId, agent, upToId);
-    }).immediate();
+    });
   }
 
-  async holdings(): Promise<Map<string, Holding[]>> {
-    const held = new Map<string, Holding[]>();
-    for (const { assignee, ...holding } of this.stmt.holdings.all() as Array<Holding & { assignee: string }>) {
-      const list = held.get(assignee) ?? [];
-      list.push(holding);
-      held.set(assignee, list);
-    }
-    return held;
+  private submittedCount(): number {
+    return this.stmt.boardCount.get('submitted') as number;
+  }
+
+  async holdings(agents: readonly string[]): Promise<Map<string, Holding[]>> {
+    return this.db.transaction(() => {
+      const held = new Map<string, Holding[]>();
+      for (const agent of agents) {
+        const rows = this.stmt.holdingsOf.all(agent) as Holding[];
+        if (rows.length > 0) held.set(agent, rows);
+      }
+      return held;
+    })();
   }
 
   async expireLeases(at: string): Promise<ExpiredLease[]> {
-    return this.db
-      .transaction(() => {
-        const expired: ExpiredLease[] = [];
-        for (const due of this.stmt.dueLeases.all(at) as Array<{ id: number; assignee: string; claim_id: number; lease_expires_at: string }>) {
-          if (this.stmt.expireLease.run({ id: due.id, claim_id: due.claim_id, now: at, at }).changes === 0) continue;
-          this.stmt.markClaimLapsed.run(due.lease_expires_at, due.claim_id);
-          this.stmt.insertActivity.run({
-            task_id: due.id,
-            agent: 'roundtable',
-            action: 'lease_expired',
-            from_status: 'claimed',
-            to_status: 'open',
-            assignee: null,
-            note: `claim ${due.claim_id} by ${due.assignee} lapsed at ${due.lease_expires_at}`,
-            claim_id: due.claim_id,
-            at,
-          });
-          this.endReservations({ taskId: due.id, claimId: due.claim_id, status: 'open', assignee: null, how: 'lease_expired', at });
-          const task = this.loadTask(due.id);
-          expired.push({ task, holder: due.assignee, claimId: due.claim_id, expiredAt: due.lease_expires_at });
-        }
-        return expired;
-      })
-      .immediate();
+    return this.group.write(() => {
+      const expired: ExpiredLease[] = [];
+      for (const due of this.stmt.dueLeases.all(at) as Array<{ id: number; assignee: string; claim_id: number; lease_expires_at: string }>) {
+        if (this.stmt.expireLease.run({ id: due.id, claim_id: due.claim_id, now: at, at }).changes === 0) continue;
+        this.stmt.markClaimLapsed.run(due.lease_expires_at, due.claim_id);
+        this.stmt.insertActivity.run({
+          task_id: due.id,
+          agent: 'roundtable',
+          action: 'lease_expired',
+          from_status: 'claimed',
+          to_status: 'open',
+          assignee: null,
+          note: `claim ${due.claim_id} by ${due.assignee} lapsed at ${due.lease_expires_at}`,
+          claim_id: due.claim_id,
+          at,
+        });
+        this.endReservations({ taskId: due.id, claimId: due.claim_id, status: 'open', assignee: null, how: 'lease_expired', at });
+        const task = this.loadTask(due.id);
+        expired.push({ task, holder: due.assignee, claimId: due.claim_id, expiredAt: due.lease_expires_at });
+      }
+      return expired;
+    });
   }
 
   async renewLeases(agent: string, until: string, at: string): Promise<number> {
-    return this.stmt.renewLeases.run({ agent, until, now: at }).changes;
+    return this.group.write(() => this.stmt.renewLeases.run({ agent, until, now: at }).changes);
   }
 
   async leasesHeldBy(agent: string): Promise<LeaseView[]> {
@@ -602,29 +642,27 @@ export class SqliteStore implements BoardStore {
     decide: DecideReservation,
     extras?: WriteExtras<Reservation[]>,
   ): Promise<Reservation[]> {
-    return this.db
-      .transaction(() => {
-        const task = this.requireTask(taskId);
-        const own = task.claim_id === null ? [] : this.reservations.ofClaim(task.claim_id);
-        const change = decide(task, own, lookup ? this.reservations.near(lookup) : []);
-        const at = now();
-        for (const id of change.remove) this.reservations.remove(id, change.claimId);
-        for (const row of change.add) this.reservations.add({ ...row, taskId, claimId: change.claimId, agent: change.actor, scope: change.scope, at });
-        if (change.add.length === 0 && change.remove.length === 0) return this.recordExtras(extras, own, taskId);
-        this.stmt.insertActivity.run({
-          task_id: taskId,
-          agent: change.actor,
-          action: change.action,
-          from_status: task.status,
-          to_status: task.status,
-          assignee: task.assignee,
-          note: change.note,
-          claim_id: change.claimId,
-          at,
-        });
-        return this.recordExtras(extras, this.reservations.ofClaim(change.claimId), taskId);
-      })
-      .immediate();
+    return this.group.write(() => {
+      const task = this.requireTask(taskId);
+      const own = task.claim_id === null ? [] : this.reservations.ofClaim(task.claim_id);
+      const change = decide(task, own, lookup ? this.reservations.near(lookup) : []);
+      const at = now();
+      for (const id of change.remove) this.reservations.remove(id, change.claimId);
+      for (const row of change.add) this.reservations.add({ ...row, taskId, claimId: change.claimId, agent: change.actor, scope: change.scope, at });
+      if (change.add.length === 0 && change.remove.length === 0) return this.recordExtras(extras, own, taskId);
+      this.stmt.insertActivity.run({
+        task_id: taskId,
+        agent: change.actor,
+        action: change.action,
+        from_status: task.status,
+        to_status: task.status,
+        assignee: task.assignee,
+        note: change.note,
+        claim_id: change.claimId,
+        at,
+      });
+      return this.recordExtras(extras, this.reservations.ofClaim(change.claimId), taskId);
+    });
   }
 
   async reservationsNear(lookup: ReservationLookup): Promise<Reservation[]> {
@@ -637,16 +675,6 @@ export class SqliteStore implements BoardStore {
 
   async reservationsOf(taskId: number): Promise<Reservation[]> {
     return this.reservations.ofTask(taskId);
-  }
-
-  async reservationsByTask(): Promise<Map<number, Reservation[]>> {
-    const byTask = new Map<number, Reservation[]>();
-    for (const reservation of this.reservations.all()) {
-      const list = byTask.get(reservation.task_id) ?? [];
-      list.push(reservation);
-      byTask.set(reservation.task_id, list);
-    }
-    return byTask;
   }
 
   /** Inside a transaction that ended a claim: deletes its reservations and, if it had any, says so in the history. */
@@ -667,45 +695,45 @@ export class SqliteStore implements BoardStore {
   }
 
   async close(): Promise<void> {
+    // Whatever is queued (a group, read-audit rows) is committed before the file closes.
+    this.group.close();
     if (this.db.open) this.db.close();
   }
 
   async updateTask(id: number, dependsOn: readonly number[] | undefined, decide: DecideEdit, extras?: WriteExtras<Task>): Promise<Task> {
-    return this.db
-      .transaction(() => {
-        const before = this.requireTask(id);
-        const edit = decide(before, this.graph.facts(dependsOn ?? [], dependsOn !== undefined));
-        if (edit) {
-          const at = now();
-          const { set } = edit;
-          const skills = set.requiredSkills ?? before.required_skills;
-          this.stmt.editTask.run({
-            id,
-            title: set.title ?? before.title,
-            description: set.description ?? before.description,
-            required_skills: JSON.stringify(skills),
-            priority: priorityRank(set.priority ?? before.priority),
-            assignee: set.assignee === undefined ? before.assignee : set.assignee,
-            at,
-          });
-          if (set.requiredSkills) {
-            this.stmt.deleteSkills.run(id);
-            for (const skill of set.requiredSkills) this.stmt.insertSkill.run(id, skill);
-          }
-          if (set.dependsOn) this.graph.replace(id, set.dependsOn);
-          this.stmt.insertEdited.run({
-            task_id: id,
-            agent: edit.actor,
-            status: before.status,
-            assignee: set.assignee === undefined ? before.assignee : set.assignee,
-            claim_id: before.claim_id,
-            edit: JSON.stringify({ fields: edit.fields, old: edit.old }),
-            at,
-          });
+    return this.group.write(() => {
+      const before = this.requireTask(id);
+      const edit = decide(before, this.graph.facts(dependsOn ?? [], dependsOn !== undefined));
+      if (edit) {
+        const at = now();
+        const { set } = edit;
+        const skills = set.requiredSkills ?? before.required_skills;
+        this.stmt.editTask.run({
+          id,
+          title: set.title ?? before.title,
+          description: set.description ?? before.description,
+          required_skills: JSON.stringify(skills),
+          priority: priorityRank(set.priority ?? before.priority),
+          assignee: set.assignee === undefined ? before.assignee : set.assignee,
+          at,
+        });
+        if (set.requiredSkills) {
+          this.stmt.deleteSkills.run(id);
+          for (const skill of set.requiredSkills) this.stmt.insertSkill.run(id, skill);
         }
-        return this.recordExtras(extras, this.loadTask(id), id);
-      })
-      .immediate();
+        if (set.dependsOn) this.graph.replace(id, set.dependsOn);
+        this.stmt.insertEdited.run({
+          task_id: id,
+          agent: edit.actor,
+          status: before.status,
+          assignee: set.assignee === undefined ? before.assignee : set.assignee,
+          claim_id: before.claim_id,
+          edit: JSON.stringify({ fields: edit.fields, old: edit.old }),
+          at,
+        });
+      }
+      return this.recordExtras(extras, this.loadTask(id), id);
+    });
   }
 
   async dependentsOf(id: number): Promise<TaskSummary[]> {
@@ -716,7 +744,7 @@ export class SqliteStore implements BoardStore {
   }
 
   async countReady(): Promise<number> {
-    return this.graph.countReady();
+    return this.stmt.boardCount.get('ready') as number;
   }
 
   private toTask(row: TaskRow): Task {

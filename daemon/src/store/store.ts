@@ -1,6 +1,6 @@
 // The board's storage interface: async, one method per board operation, each one whole transaction.
 // Rules are passed in as pure decisions, so a PostgreSQL store can run the same ones inside BEGIN ... COMMIT.
-import type { Activity, Message, MessageKind, Priority, Reservation, Review, Task, TaskStatus, TaskSummary, Verdict } from 'roundtable-shared';
+import { LIMITS, type Activity, type Message, type MessageKind, type Priority, type Reservation, type Review, type Task, type TaskStatus, type TaskSummary, type Verdict } from 'roundtable-shared';
 
 /** What a decision asks the store to write when it accepts a task transition. */
 export interface TaskChange {
@@ -100,11 +100,41 @@ export interface TaskPage {
   readonly lastRank?: number | null;
 }
 
+/** One page of a task's messages or history: newest first (ids below `from`) or oldest first (ids above it). */
+export interface ItemPage {
+  readonly newestFirst: boolean;
+  /** The id of the last row of the previous page; absent for the first page. */
+  readonly from?: number | undefined;
+  readonly limit: number;
+}
+
+export interface TaskDetailPages {
+  readonly messages: ItemPage;
+  readonly history: ItemPage;
+}
+
+/** What get_task reads when no page is named: the newest rows of each list. */
+export const FIRST_PAGES: TaskDetailPages = {
+  messages: { newestFirst: true, limit: LIMITS.taskItemsDefault },
+  history: { newestFirst: true, limit: LIMITS.taskItemsDefault },
+};
+
+/** How many rows a list has when a first page holds them all; undefined when they must be counted. */
+export function knownTotal(page: { readonly rows: readonly unknown[]; readonly more: boolean }, asked: ItemPage): number | undefined {
+  return asked.from === undefined && asked.limit > 0 && !page.more ? page.rows.length : undefined;
+}
+
 export interface TaskDetail {
   readonly task: Task;
+  /** The page asked for; `messageCount` says how many there are in all. */
   readonly messages: Message[];
+  readonly messageCount: number;
+  /** Whether rows remain past this page. */
+  readonly moreMessages: boolean;
   readonly reviews: Review[];
   readonly history: Activity[];
+  readonly historyCount: number;
+  readonly moreHistory: boolean;
   /** The tasks whose depends_on names this one. */
   readonly dependents: number[];
 }
@@ -278,7 +308,8 @@ export type DecideReservation = (task: Task, own: readonly Reservation[], nearby
 export interface BoardStore {
   /** With dependencies, `check` judges them as stored now, inside the same transaction. */
   createTask(task: NewTask, extras?: WriteExtras<Task>, check?: CheckDependencies): Promise<Task>;
-  getTask(id: number): Promise<TaskDetail | undefined>;
+  /** The task with one page of its messages and of its history (the newest 20 of each when `pages` is omitted). */
+  getTask(id: number, pages?: TaskDetailPages): Promise<TaskDetail | undefined>;
   listTasks(query: TaskQuery): Promise<TaskPage>;
   /** The newest tasks in one state, newest (highest id) first. */
   latestTasks(status: TaskStatus, limit: number): Promise<TaskSummary[]>;
@@ -310,8 +341,8 @@ export interface BoardStore {
   pendingFor(query: PendingQuery): Promise<PendingCounts>;
   /** Marks the reviews up to this id as told to the agent. */
   markReviewsSeen(agent: string, upToId: number): Promise<void>;
-  /** Tasks each agent holds (claimed) now. */
-  holdings(): Promise<Map<string, Holding[]>>;
+  /** Tasks each of these agents holds (claimed) now, read per agent; agents holding nothing are absent. */
+  holdings(agents: readonly string[]): Promise<Map<string, Holding[]>>;
   /**
    * Reopens every claim whose lease lapsed at or before `now`, each with a `lease_expired` history row, in one
    * transaction; a conditional update, so of several daemons sweeping at once each lapse is reopened once.
@@ -339,8 +370,6 @@ export interface BoardStore {
   listReservations(scope: string, afterId: number, limit: number): Promise<Reservation[]>;
   /** The reservations a task's current claim holds. */
   reservationsOf(taskId: number): Promise<Reservation[]>;
-  /** Every live reservation, grouped by task id. */
-  reservationsByTask(): Promise<Map<number, Reservation[]>>;
   /** Ends the lease if this instance holds it. */
   releaseInstance(agent: string, instanceId: string): Promise<void>;
   /**

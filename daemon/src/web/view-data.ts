@@ -1,5 +1,5 @@
 // What the web page reads: the board at a glance and one task in full, straight from the board's parts.
-import { FINAL_STATUSES, TASK_STATUSES, UNTRUSTED_CONTENT_WARNING, type TaskStatus, type TaskSummary } from 'roundtable-shared';
+import { FINAL_STATUSES, LIMITS, TASK_STATUSES, UNTRUSTED_CONTENT_WARNING, type TaskStatus, type TaskSummary } from 'roundtable-shared';
 import type { Agent, AgentDirectory } from '../agents.js';
 import type { Board } from '../board/board.js';
 import type { Presence } from '../board/presence.js';
@@ -25,6 +25,8 @@ export const OPEN_STATE_CAP = 500;
 export const FINAL_SHOWN = 50;
 export const ROOM_SHOWN = 50;
 const PAGE = 100;
+/** Messages and history rows in one page of the task panel; the page loads older ones on request. */
+export const DETAIL_PAGE = LIMITS.taskItemsMax;
 
 /** Reads for a person watching, not tool calls: no audit row, no tool rate limit, no room cursor moved. */
 export class BoardView {
@@ -50,8 +52,15 @@ export class BoardView {
     };
   }
 
-  async task(agent: Agent, taskId: number) {
-    return this.options.board.getTask(agent, { task_id: taskId });
+  /** The task with the newest page of its messages and history, or the older page a cursor points at. */
+  async task(agent: Agent, taskId: number, older: { messagesCursor?: string; historyCursor?: string } = {}) {
+    return this.options.board.getTask(agent, {
+      task_id: taskId,
+      messages_limit: DETAIL_PAGE,
+      history_limit: DETAIL_PAGE,
+      ...(older.messagesCursor !== undefined && { messages_cursor: older.messagesCursor }),
+      ...(older.historyCursor !== undefined && { history_cursor: older.historyCursor }),
+    });
   }
 
   private async tasks(): Promise<TaskSummary[]> {

@@ -1,4 +1,4 @@
-// The page's data: GET /view/state (the board at a glance) and GET /view/tasks/:id (one task in full), for a signed-in session.
+// The page's data: GET /view/state (the board at a glance) and GET /view/tasks/:id (one task, its messages and history paged), for a signed-in session.
 import { Hono } from 'hono';
 import { InvalidInput } from '../errors.js';
 import type { SessionVariables } from './session-auth.js';
@@ -18,7 +18,10 @@ export function viewRoutes(view: BoardView): Hono<{ Variables: SessionVariables 
     const raw = c.req.param('id');
     const id = /^[1-9][0-9]{0,15}$/.test(raw) ? Number(raw) : NaN;
     if (!Number.isSafeInteger(id)) throw new InvalidInput('the task id must be a positive whole number');
-    return c.json(await view.task(c.get('agent'), id));
+    // ?messages_cursor= / ?history_cursor=: the next older page of that list (get_task's cursors, checked there).
+    const messagesCursor = c.req.query('messages_cursor');
+    const historyCursor = c.req.query('history_cursor');
+    return c.json(await view.task(c.get('agent'), id, { ...(messagesCursor && { messagesCursor }), ...(historyCursor && { historyCursor }) }));
   });
 
   return routes;

@@ -69,11 +69,38 @@ export const listTasks = defineTool({
   mutates: false,
 });
 
+/** get_task pages a task's messages and its history alike: a limit and a cursor each, in one order. */
+function itemLimit(field: string) {
+  return z
+    .number({ error: `${field} must be a number` })
+    .int({ error: `${field} must be a whole number` })
+    .min(0, { error: `${field} must be between 0 and ${LIMITS.taskItemsMax}` })
+    .max(LIMITS.taskItemsMax, { error: `${field} must be between 0 and ${LIMITS.taskItemsMax}` })
+    .optional()
+    .describe(`default ${LIMITS.taskItemsDefault}; 0 gives only the count`);
+}
+
+function itemCursor(field: string, from: string) {
+  return wellFormedText(field, `${field} must be the ${from} string of an earlier get_task`)
+    .max(LIMITS.cursor, { error: `${field} is longer than ${LIMITS.cursor} characters; pass back the ${from} of an earlier get_task unchanged` })
+    .optional();
+}
+
 export const getTask = defineTool({
   name: 'get_task',
   title: 'Get a task',
-  description: `One task in full: description, result, messages, reviews, history, dependents and the paths its claim reserves. Read it before working on or reviewing a task. ${UNTRUSTED}`,
-  input: z.strictObject({ task_id: taskId }),
+  description: `One task in full: description, result, messages, reviews, history, dependents and the paths its claim reserves. Read it before working on or reviewing a task. Messages and history come a page at a time, newest first (order "oldest_first" for the other way), with how many there are; pass messages_next_cursor or history_next_cursor back for the next page. ${UNTRUSTED}`,
+  input: z.strictObject({
+    task_id: taskId,
+    order: z
+      .enum(['newest_first', 'oldest_first'], { error: 'order must be "newest_first" (the default) or "oldest_first"' })
+      .optional()
+      .describe('of messages and history; a cursor keeps the order of the page it came from'),
+    messages_limit: itemLimit('messages_limit'),
+    messages_cursor: itemCursor('messages_cursor', 'messages_next_cursor'),
+    history_limit: itemLimit('history_limit'),
+    history_cursor: itemCursor('history_cursor', 'history_next_cursor'),
+  }),
   output: z.object({
     task: taskSchema,
     dependents: z.array(z.number().int()).describe('The tasks whose depends_on names this one'),
@@ -82,6 +109,10 @@ export const getTask = defineTool({
     history: z.array(activitySchema),
     reservations: z.array(reservationSchema).describe('The paths its current claim holds (reserve_paths)'),
     untrusted_content_warning: untrustedWarning,
+    messages_total: z.number().int().describe('How many messages the task has'),
+    messages_next_cursor: z.string().nullable().describe('Pass back as messages_cursor for the next page; null on the last'),
+    history_total: z.number().int().describe('How many history rows the task has'),
+    history_next_cursor: z.string().nullable().describe('Pass back as history_cursor for the next page; null on the last'),
   }),
   mutates: false,
 });

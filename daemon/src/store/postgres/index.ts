@@ -25,6 +25,7 @@ import type {
   StoredResponse,
   StoredRoomMessage,
   TaskDetail,
+  TaskDetailPages,
   TaskPage,
   TaskQuery,
   WriteExtras,
@@ -72,8 +73,8 @@ export class PostgresStore implements BoardStore {
   createTask(task: NewTask, extras?: WriteExtras<Task>, check?: CheckDependencies): Promise<Task> {
     return this.write((tx) => tasks.createTask(tx, task, extras, check));
   }
-  getTask(id: number): Promise<TaskDetail | undefined> {
-    return this.read((tx) => tasks.getTask(tx, id));
+  getTask(id: number, pages?: TaskDetailPages): Promise<TaskDetail | undefined> {
+    return this.read((tx) => tasks.getTask(tx, id, pages));
   }
   listTasks(query: TaskQuery): Promise<TaskPage> {
     return this.read((tx) => tasks.listTasks(tx, query));

@@ -4,7 +4,22 @@ import type { Activity, Message, Review, Task, TaskStatus, TaskSummary } from 'r
 import { TASK_STATUSES } from 'roundtable-shared';
 import { NotFound } from '../../errors.js';
 import { priorityRank } from '../sqlite-dependencies.js';
-import type { CheckDependencies, CheckTask, DecideChange, DecideEdit, NewMessage, NewTask, TaskDetail, TaskPage, TaskQuery, WriteExtras } from '../store.js';
+import {
+  FIRST_PAGES,
+  knownTotal,
+  type CheckDependencies,
+  type CheckTask,
+  type DecideChange,
+  type DecideEdit,
+  type ItemPage,
+  type NewMessage,
+  type NewTask,
+  type TaskDetail,
+  type TaskDetailPages,
+  type TaskPage,
+  type TaskQuery,
+  type WriteExtras,
+} from '../store.js';
 import { insertActivity } from './activity.js';
 import { recordExtras } from './audit.js';
 import type { Db, Tx } from './connection.js';
@@ -75,18 +90,42 @@ export async function createTask(tx: Tx, task: NewTask, extras: WriteExtras<Task
   return recordExtras(tx, extras, await loadTask(tx, id), id);
 }
 
-export async function getTask(tx: Tx, id: number): Promise<TaskDetail | undefined> {
+const MESSAGE_COLUMNS = 'id, task_id, author, kind, text, created_at';
+const ACTIVITY_COLUMNS = 'id, task_id, agent, action, from_status, to_status, assignee, note, created_at, claim_id, edit';
+
+export async function getTask(tx: Tx, id: number, pages: TaskDetailPages = FIRST_PAGES): Promise<TaskDetail | undefined> {
   const [row] = await tx.unsafe<TaskRow[]>(`SELECT ${TASK_COLUMNS} FROM tasks WHERE id = $1`, [id], { prepare: true });
   if (!row) return undefined;
-  const history = await tx<Array<Omit<Activity, 'edit'> & { edit: string | null }>>`
-    SELECT id, task_id, agent, action, from_status, to_status, assignee, note, created_at, claim_id, edit FROM activity WHERE task_id = ${id} ORDER BY id`;
+  const messages = await pageOf<Message>(tx, 'messages', MESSAGE_COLUMNS, id, pages.messages);
+  const history = await pageOf<Omit<Activity, 'edit'> & { edit: string | null }>(tx, 'activity', ACTIVITY_COLUMNS, id, pages.history);
   return {
     task: await toTask(tx, row),
-    messages: [...(await tx<Message[]>`SELECT id, task_id, author, kind, text, created_at FROM messages WHERE task_id = ${id} ORDER BY id`)],
+    messages: messages.rows,
+    messageCount: knownTotal(messages, pages.messages) ?? (await countOf(tx, 'messages', id)),
+    moreMessages: messages.more,
     reviews: [...(await tx<Review[]>`SELECT id, task_id, reviewer, verdict, note, created_at FROM reviews WHERE task_id = ${id} ORDER BY id`)],
-    history: history.map((a) => ({ ...a, edit: a.edit === null ? null : (JSON.parse(a.edit) as Activity['edit']) })),
+    history: history.rows.map((a) => ({ ...a, edit: a.edit === null ? null : (JSON.parse(a.edit) as Activity['edit']) })),
+    historyCount: knownTotal(history, pages.history) ?? (await countOf(tx, 'activity', id)),
+    moreHistory: history.more,
     dependents: await dependentIds(tx, id),
   };
+}
+
+/** One page of a task's messages or history in the order asked, and whether more remain past it (as on SQLite). */
+async function pageOf<T>(tx: Tx, table: 'messages' | 'activity', columns: string, task: number, page: ItemPage): Promise<{ rows: T[]; more: boolean }> {
+  if (page.limit === 0) return { rows: [], more: false };
+  const query = page.newestFirst
+    ? `SELECT ${columns} FROM ${table} WHERE task_id = $1 AND id < $2::bigint ORDER BY id DESC LIMIT $3`
+    : `SELECT ${columns} FROM ${table} WHERE task_id = $1 AND id > $2::bigint ORDER BY id LIMIT $3`;
+  const from = page.from ?? (page.newestFirst ? Number.MAX_SAFE_INTEGER : 0);
+  const rows = [...(await tx.unsafe<T[]>(query, [task, from, page.limit + 1], { prepare: true }))];
+  const more = rows.length > page.limit;
+  return { rows: more ? rows.slice(0, page.limit) : rows, more };
+}
+
+async function countOf(tx: Tx, table: 'messages' | 'activity', task: number): Promise<number> {
+  const [row] = await tx.unsafe<Array<{ n: number }>>(`SELECT COUNT(*)::int AS n FROM ${table} WHERE task_id = $1`, [task], { prepare: true });
+  return row!.n;
 }
 
 export async function listTasks(db: Db, query: TaskQuery): Promise<TaskPage> {
