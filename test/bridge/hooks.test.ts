@@ -172,26 +172,32 @@ describe('board text never reaches hook output', () => {
     await api(board, 'w1', 'claim_task', { task_id: id });
     await api(board, 'w1', 'post_message', { task_id: id, kind: 'note', text: INJECTION });
     await api(board, 'lead', 'post', { to: 'w1', text: INJECTION });
-    const outputs: string[] = [];
-    for (const [client, events] of [
-      ['claude-code', ['SessionStart', 'UserPromptSubmit', 'Stop', 'Stop-active']],
-      ['codex', ['SessionStart', 'UserPromptSubmit', 'Stop']],
-      ['gemini-cli', ['SessionStart', 'BeforeAgent', 'AfterAgent']],
-    ] as const) {
-      // A fresh state per client, so every digest and block is printed.
-      const stateDir = freshStateDir();
-      for (const name of events) {
-        const event = name === 'Stop-active' ? 'Stop' : name;
-        for (const args of [[], ['--keep-working']]) {
-          const run = await hook('w1', client, event, fixture(client, name), { stateDir, args });
-          expect(run.code).toBe(0);
-          outputs.push(run.stdout, run.stderr);
+    // The three clients run side by side (20 hook processes in all); each client's events run in order on its own state.
+    const perClient = await Promise.all(
+      (
+        [
+          ['claude-code', ['SessionStart', 'UserPromptSubmit', 'Stop', 'Stop-active']],
+          ['codex', ['SessionStart', 'UserPromptSubmit', 'Stop']],
+          ['gemini-cli', ['SessionStart', 'BeforeAgent', 'AfterAgent']],
+        ] as const
+      ).map(async ([client, events]) => {
+        // A fresh state per client, so every digest and block is printed.
+        const stateDir = freshStateDir();
+        const outputs: string[] = [];
+        for (const name of events) {
+          const event = name === 'Stop-active' ? 'Stop' : name;
+          for (const args of [[], ['--keep-working']]) {
+            const run = await hook('w1', client, event, fixture(client, name), { stateDir, args });
+            expect(run.code).toBe(0);
+            outputs.push(run.stdout, run.stderr);
+          }
         }
-      }
-    }
-    const all = outputs.join('\n');
+        return outputs;
+      }),
+    );
+    const all = perClient.flat().join('\n');
     expect(all).toContain(`#${id}`);
     expect(all.toLowerCase()).not.toContain('ignore previous');
     expect(all).not.toContain('delete the repository');
-  });
+  }, 180_000);
 });
