@@ -2,7 +2,7 @@
 // source every daemon reloads from on NOTIFY, and the start of a board whose table is still empty.
 import { existsSync } from 'node:fs';
 import type postgres from 'postgres';
-import { hashToken } from './agents.js';
+import { hashToken, parseAgentsFile, type AgentDirectory } from './agents.js';
 import { importAgents, type AgentsTarget, type RawEntry, type RawFile } from './agents-admin.js';
 import type { AgentsSource } from './agents-registry.js';
 import { AgentsFileError } from './agents.js';
@@ -81,5 +81,18 @@ export async function prepareAgentsTable(sql: postgres.Sql, agentsFile: string):
   }
   if (await importAgents(agentsTableOn(sql), agentsFile, { ifEmpty: true })) {
     log.info('the agents table was empty: imported agents.json into it; edit agents with `roundtable agents ...` from now on', { file: agentsFile });
+  }
+}
+
+/** The directory in the table for `roundtable doctor`, read without migrating; undefined while empty (or not made yet). */
+export async function readAgentsTable(url: string): Promise<AgentDirectory | undefined> {
+  const sql = openPool({ url, max: 1 });
+  try {
+    const [table] = await sql`SELECT to_regclass('agents') IS NOT NULL AS present`;
+    if (!table?.['present']) return undefined;
+    const directory = await readDirectory(sql);
+    return directory && parseAgentsFile(JSON.stringify(directory), WHERE);
+  } finally {
+    await sql.end({ timeout: 1 });
   }
 }

@@ -224,6 +224,13 @@ async function agentsTarget(config: Config): Promise<AgentsTarget> {
   return openAgentsTable(config.databaseUrl);
 }
 
+/** On PostgreSQL, whether the agents table holds agents already (then `start` writes no agents.json). */
+async function agentsTableHolds(config: Config): Promise<boolean> {
+  if (!config.databaseUrl) return false;
+  const { readAgentsTable } = await import('./agents-table.js');
+  return (await readAgentsTable(config.databaseUrl)) !== undefined;
+}
+
 async function agentsCommand(config: Config, invocation: Invocation): Promise<void> {
   if (invocation.command === 'agents import' && !config.databaseUrl) {
     throw new AgentsFileError(
@@ -365,7 +372,7 @@ async function main(argv: string[]): Promise<void> {
     case 'run':
       return run(config);
     case 'start':
-      if (!existsSync(config.agentsConfigPath)) init(config, values['json'] === true);
+      if (!existsSync(config.agentsConfigPath) && !(await agentsTableHolds(config))) init(config, values['json'] === true);
       return run(config);
     case 'backup':
       return backupCommand(config, values['list'] === true);

@@ -159,10 +159,14 @@ describe.skipIf(PG_SKIP_REASON)(`agents import${PG_SKIP_REASON ? ` (skipped: ${P
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/the agents table is empty .*roundtable agents import/);
 
+    expect((await runCli(['doctor'], env)).stdout).toMatch(/fail\s+agents\s+the agents table is empty and there is no/);
+
     const imported = await runCli(['agents', 'import', file], env);
     expect(imported.code, imported.stderr).toBe(0);
     expect(imported.stdout).toMatch(/Moved 5 agent\(s\) from .* into the agents table/);
     expect(await tableRows(databaseUrl)).not.toContain(plain);
+
+    expect((await runCli(['doctor'], env)).stdout).toMatch(/ok\s+agents\s+5 agents \(1 leader, 4 workers\) in the agents table/);
 
     const again = await runCli(['agents', 'import', file], env);
     expect(again.code).toBe(1);
