@@ -1,7 +1,8 @@
-// Where the agent's token comes from, in order: ROUNDTABLE_TOKEN, the OS keychain, ROUNDTABLE_TOKEN_FILE (mode 600).
+// Where the agent's token comes from, in order: ROUNDTABLE_TOKEN, the OS keychain, ROUNDTABLE_TOKEN_FILE (mode 600 on POSIX).
 import { readFile, stat } from 'node:fs/promises';
 import { BadConfig, BridgeError, KeychainLocked, KeychainTimeout, KeychainUnavailable, NoCredential, TokenFileInsecure } from './errors.js';
 import { KEYCHAIN_SERVICE, readTokenFromKeychain } from './keychain.js';
+import { currentPlatform, modeTooOpen, shellArg, type Platform } from './platform.js';
 
 export type TokenSource = 'ROUNDTABLE_TOKEN' | 'keychain' | 'ROUNDTABLE_TOKEN_FILE';
 
@@ -12,13 +13,13 @@ export interface FoundToken {
   readonly file?: string;
 }
 
-export async function findToken(account: string, env: NodeJS.ProcessEnv = process.env): Promise<FoundToken> {
+export async function findToken(account: string, env: NodeJS.ProcessEnv = process.env, platform: Platform = currentPlatform()): Promise<FoundToken> {
   const fromEnv = env['ROUNDTABLE_TOKEN']?.trim();
   if (fromEnv) return { token: fromEnv, source: 'ROUNDTABLE_TOKEN' };
 
   let keychainError: BridgeError | undefined;
   try {
-    const stored = await readTokenFromKeychain(account);
+    const stored = await readTokenFromKeychain(account, platform);
     if (stored) return { token: stored, source: 'keychain' };
   } catch (error) {
     keychainError = error as BridgeError;
@@ -29,7 +30,8 @@ export async function findToken(account: string, env: NodeJS.ProcessEnv = proces
     const info = await stat(file).catch((error: NodeJS.ErrnoException) => {
       throw new BadConfig(`ROUNDTABLE_TOKEN_FILE ${file} cannot be read (${error.code ?? 'error'})`);
     });
-    if ((info.mode & 0o077) !== 0) throw new TokenFileInsecure(file, info.mode);
+    // On Windows the file's ACLs (the user profile's, by default) are what protects it: Node reports 0o666 there.
+    if (modeTooOpen(info.mode, platform)) throw new TokenFileInsecure(file, info.mode);
     const token = (await readFile(file, 'utf8')).trim();
     if (token) return { token, source: 'ROUNDTABLE_TOKEN_FILE', file };
   }
@@ -46,9 +48,9 @@ export interface TokenPlace {
 }
 
 /** The login command for this board and account, with --profile when the account is not the board's origin. */
-export function loginCommand(place: TokenPlace): string {
-  const profile = place.account === new URL(place.baseUrl).origin ? '' : ` --profile ${place.account}`;
-  return `roundtable-bridge login --url ${place.baseUrl}${profile}`;
+export function loginCommand(place: TokenPlace, platform: Platform = currentPlatform()): string {
+  const profile = place.account === new URL(place.baseUrl).origin ? '' : ` --profile ${shellArg(place.account, platform)}`;
+  return `roundtable-bridge login --url ${shellArg(place.baseUrl, platform)}${profile}`;
 }
 
 /**

@@ -1,5 +1,6 @@
 // Failures that happen in the bridge itself. They have their own codes and say how to fix them;
 // they are never dressed up as board errors.
+import { shellArg } from './platform.js';
 
 export const BRIDGE_ERROR_CODES = [
   'bad_config',
@@ -40,20 +41,35 @@ export class NoCredential extends BridgeError {
   }
 }
 
+// The keychain errors take the fix for the system they happened on (see keychain.ts); the defaults are Linux's.
 export class KeychainUnavailable extends BridgeError {
   readonly code = 'keychain_unavailable' as const;
-  readonly fix =
-    'Start a Secret Service (on Linux: gnome-keyring or KeePassXC in a desktop or D-Bus session), or on a headless machine set ROUNDTABLE_TOKEN, or ROUNDTABLE_TOKEN_FILE pointing to a mode-600 file';
+  constructor(
+    message: string,
+    readonly fix = 'Start a Secret Service (on Linux: gnome-keyring or KeePassXC in a desktop or D-Bus session), or on a headless machine set ROUNDTABLE_TOKEN, or ROUNDTABLE_TOKEN_FILE pointing to a mode-600 file',
+  ) {
+    super(message);
+  }
 }
 
 export class KeychainLocked extends BridgeError {
   readonly code = 'keychain_locked' as const;
-  readonly fix = 'Unlock your keyring (log in to the desktop session, or `gnome-keyring-daemon --unlock`), or set ROUNDTABLE_TOKEN for this process';
+  constructor(
+    message: string,
+    readonly fix = 'Unlock your keyring (log in to the desktop session, or `gnome-keyring-daemon --unlock`), or set ROUNDTABLE_TOKEN for this process',
+  ) {
+    super(message);
+  }
 }
 
 export class KeychainTimeout extends BridgeError {
   readonly code = 'keychain_timeout' as const;
-  readonly fix = 'The Secret Service is not answering: restart it (e.g. `pkill gnome-keyring-daemon` and log in again), or set ROUNDTABLE_TOKEN';
+  constructor(
+    message: string,
+    readonly fix = 'The Secret Service is not answering: restart it (e.g. `pkill gnome-keyring-daemon` and log in again), or set ROUNDTABLE_TOKEN',
+  ) {
+    super(message);
+  }
 }
 
 export class TokenFileInsecure extends BridgeError {
@@ -62,7 +78,8 @@ export class TokenFileInsecure extends BridgeError {
     super(`ROUNDTABLE_TOKEN_FILE ${path} has mode ${(mode & 0o777).toString(8)}; it must be readable by you alone (600)`);
   }
   get fix() {
-    return `Run \`chmod 600 ${this.path}\``;
+    // Only POSIX checks the mode, so the fix is for sh.
+    return `Run \`chmod 600 ${shellArg(this.path, 'linux')}\``;
   }
 }
 

@@ -8,6 +8,7 @@ import { promisify } from 'node:util';
 import { LIMITS, pathPatternProblem } from 'roundtable-shared';
 import { BoardRefusal, type BoardClient } from './board-client.js';
 import { BadConfig, BridgeError } from './errors.js';
+import { currentPlatform, type Platform } from './platform.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -90,6 +91,27 @@ export interface InstallOptions {
 
 const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
+/**
+ * The pre-commit hook's text. Git runs hooks with sh on every system (Git for Windows with its own sh), so the
+ * script is POSIX sh everywhere; on Windows the paths of node and the bridge are written with forward slashes,
+ * which that sh and Windows both take, where a backslash path would depend on how the sh maps it.
+ */
+export function guardHookScript(command: readonly string[], platform: Platform = currentPlatform()): string {
+  const words = platform === 'win32' ? command.map((word) => (isWindowsPath(word) ? word.replace(/\\/g, '/') : word)) : command;
+  return [
+    '#!/bin/sh',
+    `${MARKER}: refuses a commit touching files another agent holds exclusively on the Roundtable board.`,
+    `# Installed by \`roundtable-bridge guard --install\`. A pre-commit hook that was here before is kept as ${CHAINED_HOOK} and runs first.`,
+    'hooks=$(dirname "$0")',
+    `if [ -x "$hooks/${CHAINED_HOOK}" ]; then "$hooks/${CHAINED_HOOK}" "$@" || exit $?; fi`,
+    `exec ${words.map(quote).join(' ')}`,
+    '',
+  ].join('\n');
+}
+
+/** C:\..., or \\server\share\...: a Windows path, not an argument such as a URL. */
+const isWindowsPath = (word: string) => /^[A-Za-z]:[\\/]|^\\\\/.test(word);
+
 /** Writes the pre-commit hook; a hook already there (not ours) is kept beside it and run first. Returns what it did. */
 export async function installGuard(options: InstallOptions): Promise<{ hook: string; chained: string | undefined }> {
   const cwd = options.cwd ?? process.cwd();
@@ -107,15 +129,7 @@ export async function installGuard(options: InstallOptions): Promise<{ hook: str
     await rename(hook, chained);
   }
   const bridge = realpathSync(process.argv[1]!);
-  const script = [
-    '#!/bin/sh',
-    `${MARKER}: refuses a commit touching files another agent holds exclusively on the Roundtable board.`,
-    `# Installed by \`roundtable-bridge guard --install\`. A pre-commit hook that was here before is kept as ${CHAINED_HOOK} and runs first.`,
-    'hooks=$(dirname "$0")',
-    `if [ -x "$hooks/${CHAINED_HOOK}" ]; then "$hooks/${CHAINED_HOOK}" "$@" || exit $?; fi`,
-    `exec ${[process.execPath, bridge, 'guard', ...options.guardArgs].map(quote).join(' ')}`,
-    '',
-  ].join('\n');
+  const script = guardHookScript([process.execPath, bridge, 'guard', ...options.guardArgs]);
   await writeFile(hook, script, { mode: 0o755 });
   await chmod(hook, 0o755);
   const keeps = existing !== undefined && !existing.includes(MARKER) ? chained : chainedExists ? chained : undefined;

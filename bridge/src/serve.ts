@@ -18,6 +18,7 @@ import { BridgeError } from './errors.js';
 import { Heartbeat } from './heartbeat.js';
 import { log } from './log.js';
 import { audienceOf, sameAudience, type AudienceCache } from './tool-audience.js';
+import { onStopSignals } from './platform.js';
 
 export function toErrorBody(error: unknown): ToolErrorBody {
   if (error instanceof BoardRefusal) return error.body;
@@ -81,7 +82,7 @@ export async function serveStdio(options: ServeOptions): Promise<void> {
     if (why !== 'stdin closed' || inFlight === 0) exit();
   };
   process.stdin.once('end', () => stop('stdin closed'));
-  process.once('SIGINT', () => stop('SIGINT'));
-  process.once('SIGTERM', () => stop('SIGTERM'));
+  // SIGINT and SIGTERM on POSIX; SIGINT, SIGBREAK and SIGHUP on Windows, which never delivers SIGTERM.
+  onStopSignals(stop);
   await server.connect(transport);
 }

@@ -2,8 +2,8 @@
 // per (agent, session) under the user's state directory, mode 600; losing it only makes a hook say something again.
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
-import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { currentPlatform, stateHome, type Platform } from '../platform.js';
 
 export interface DigestFacts {
   /** Claimed task ids the agent holds, ascending. */
@@ -23,12 +23,11 @@ export interface HookState {
 /** Files of sessions idle this long are removed at the next SessionStart. */
 const STALE_MS = 7 * 24 * 3600 * 1000;
 
-/** $ROUNDTABLE_STATE_DIR, else $XDG_STATE_HOME/roundtable-bridge, else ~/.local/state/roundtable-bridge. */
-export function stateDir(env: NodeJS.ProcessEnv = process.env): string {
+/** $ROUNDTABLE_STATE_DIR, else this system's per-user state folder (see stateHome). */
+export function stateDir(env: NodeJS.ProcessEnv = process.env, platform: Platform = currentPlatform()): string {
   const own = env['ROUNDTABLE_STATE_DIR'];
   if (own) return own;
-  const xdg = env['XDG_STATE_HOME'];
-  return join(xdg && xdg.startsWith('/') ? xdg : join(homedir(), '.local', 'state'), 'roundtable-bridge');
+  return stateHome(env, platform);
 }
 
 export class HookStateStore {

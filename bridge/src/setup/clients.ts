@@ -11,6 +11,15 @@ export interface Launch {
   readonly args: readonly string[];
 }
 
+/**
+ * How a client starts the bridge: `npx -y roundtable-bridge ARGS`. On Windows npx is a batch file (npx.cmd) that
+ * a client starting the command without a shell cannot run, so there it goes through `cmd /c`.
+ */
+export function bridgeLaunch(args: readonly string[], platform: NodeJS.Platform): Launch {
+  const npx = ['npx', '-y', 'roundtable-bridge', ...args];
+  return platform === 'win32' ? { command: 'cmd', args: ['/c', ...npx] } : { command: npx[0]!, args: npx.slice(1) };
+}
+
 export interface Places {
   readonly env: NodeJS.ProcessEnv;
   readonly platform: NodeJS.Platform;

@@ -3,10 +3,12 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadBridgeConfig } from '../config.js';
+import { loginCommand } from '../credentials.js';
 import { BadConfig } from '../errors.js';
 import { log } from '../log.js';
+import { shellArg } from '../platform.js';
 import { print } from '../terminal.js';
-import { CLIENT_NAMES, CLIENTS, type Client, type Launch, type Places, type Scope } from './clients.js';
+import { bridgeLaunch, CLIENT_NAMES, CLIENTS, type Client, type Launch, type Places, type Scope } from './clients.js';
 import { ConfigRefused, editJsonConfig, editTomlConfig, tomlBlock, type Edit } from './edit.js';
 import { readConfig, replaceConfig } from './write.js';
 
@@ -53,10 +55,10 @@ export async function runSetup(argv: string[], places: Places = { env: process.e
   if (ca !== undefined && !existsSync(ca)) throw new BadConfig(`--ca: there is no file ${ca}`);
 
   const name = values.profile === undefined ? 'roundtable' : `roundtable-${values.profile}`;
-  const launch: Launch = {
-    command: 'npx',
-    args: ['-y', 'roundtable-bridge', '--url', config.baseUrl, ...(values.profile === undefined ? [] : ['--profile', values.profile]), ...(ca === undefined ? [] : ['--ca', ca])],
-  };
+  const launch: Launch = bridgeLaunch(
+    ['--url', config.baseUrl, ...(values.profile === undefined ? [] : ['--profile', values.profile]), ...(ca === undefined ? [] : ['--ca', ca])],
+    places.platform,
+  );
   const block = entryBlock(client, name, launch);
   if (values.print) return print(block.trimEnd()), 0;
 
@@ -68,7 +70,7 @@ export async function runSetup(argv: string[], places: Places = { env: process.e
     result = edit(client, readConfig(file) ?? '', name, launch);
   } catch (error) {
     if (!(error instanceof ConfigRefused)) throw error;
-    log.error(`${where} was not changed: ${error.message}. Fix the file, or add the entry by hand: roundtable-bridge setup ${client.name} --url ${config.baseUrl} --print`);
+    log.error(`${where} was not changed: ${error.message}. Fix the file, or add the entry by hand: roundtable-bridge setup ${client.name} --url ${shellArg(config.baseUrl, places.platform)} --print`);
     return 1;
   }
   if (result.action === 'unchanged' || result.text === undefined) {
@@ -78,6 +80,6 @@ export async function runSetup(argv: string[], places: Places = { env: process.e
   const backup = replaceConfig(file, result.text);
   print(`${where}\n${result.action === 'added' ? 'Added' : 'Replaced'} the server "${name}"; other servers are untouched.${backup ? ` Backup: ${backup}` : ' (new file)'}`);
   print(block.trimEnd());
-  print(`Restart ${client.label} to load it. No token was written: if this agent has none stored yet, run \`roundtable-bridge login --url ${config.baseUrl}${values.profile === undefined ? '' : ` --profile ${values.profile}`}\`.`);
+  print(`Restart ${client.label} to load it. No token was written: if this agent has none stored yet, run \`${loginCommand(config, places.platform)}\`.`);
   return 0;
 }

@@ -7,6 +7,7 @@ import { log } from '../log.js';
 import { tokenLookup } from '../token-lookup.js';
 import { VERSION } from '../version.js';
 import { Waker } from './wake.js';
+import { onStopSignals } from '../platform.js';
 
 const DEFAULT_WATCH: WaitCategory[] = ['tasks', 'messages'];
 const DEFAULT_DEBOUNCE_S = 5;
@@ -52,8 +53,7 @@ export async function wakeCommand(input: WakeCommandInput): Promise<number> {
     log.info(`${signal}: stopping`);
     waker.stop();
   };
-  process.once('SIGINT', () => onSignal('SIGINT'));
-  process.once('SIGTERM', () => onSignal('SIGTERM'));
+  onStopSignals(onSignal);
   await waker.run();
   return 0;
 }

@@ -7,6 +7,7 @@ import { print } from '../terminal.js';
 import { VERSION } from '../version.js';
 import { loadWorkerConfig } from './config.js';
 import { ModelWorker, WorkerStartError } from './worker.js';
+import { onStopSignals } from '../platform.js';
 
 setProgram('roundtable-worker');
 
@@ -59,8 +60,8 @@ async function main(): Promise<number> {
     log.info(`${signal}: stopping`);
     worker.stop();
   };
-  process.on('SIGINT', () => onSignal('SIGINT'));
-  process.on('SIGTERM', () => onSignal('SIGTERM'));
+  // A second stop signal leaves at once. Windows has no SIGTERM: Ctrl+C, Ctrl+Break or closing the console.
+  onStopSignals(onSignal);
   await worker.run();
   log.info('stopped');
   return 0;

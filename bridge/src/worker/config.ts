@@ -2,6 +2,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { loadBridgeConfig, requireSecureUrl, type BridgeConfig } from '../config.js';
 import { BadConfig } from '../errors.js';
+import { currentPlatform, modeTooOpen, shellArg, type Platform } from '../platform.js';
 
 export interface WorkerConfig {
   readonly board: BridgeConfig;
@@ -28,11 +29,11 @@ function required(env: NodeJS.ProcessEnv, name: string, what: string): string {
  * The model API key: WORKER_API_KEY, else the file WORKER_API_KEY_FILE names (readable by its owner only), as a
  * systemd credential is. The file's content is never put in a message.
  */
-function apiKey(env: NodeJS.ProcessEnv): string {
+function apiKey(env: NodeJS.ProcessEnv, platform: Platform): string {
   const value = env['WORKER_API_KEY']?.trim();
   if (value) return value;
   const file = env['WORKER_API_KEY_FILE']?.trim();
-  if (!file) throw new BadConfig("WORKER_API_KEY is not set: the model API's key (or set WORKER_API_KEY_FILE to a mode-600 file that holds it)");
+  if (!file) throw new BadConfig("WORKER_API_KEY is not set: the model API's key (or set WORKER_API_KEY_FILE to a file only you can read (mode 600 on POSIX) that holds it)");
   let mode: number;
   let text: string;
   try {
@@ -41,8 +42,9 @@ function apiKey(env: NodeJS.ProcessEnv): string {
   } catch (error) {
     throw new BadConfig(`WORKER_API_KEY_FILE ${file} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
   }
-  if ((mode & 0o077) !== 0) {
-    throw new BadConfig(`WORKER_API_KEY_FILE ${file} has mode ${(mode & 0o777).toString(8)}; it must be readable by you alone: run \`chmod 600 ${file}\``);
+  // Windows has no POSIX modes (Node reports 0o666): there the user profile's ACLs protect the file.
+  if (modeTooOpen(mode, platform)) {
+    throw new BadConfig(`WORKER_API_KEY_FILE ${file} has mode ${(mode & 0o777).toString(8)}; it must be readable by you alone: run \`chmod 600 ${shellArg(file, platform)}\``);
   }
   const key = text.trim();
   if (!key) throw new BadConfig(`WORKER_API_KEY_FILE ${file} is empty; put the model API's key in it`);
@@ -65,7 +67,7 @@ function count(env: NodeJS.ProcessEnv, name: string, fallback: number, max: numb
   return value;
 }
 
-export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env): WorkerConfig {
+export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env, platform: Platform = currentPlatform()): WorkerConfig {
   required(env, 'ROUNDTABLE_URL', "the board's address, e.g. https://board.example.com");
   const board = loadBridgeConfig({ profile: env['ROUNDTABLE_PROFILE'] }, env);
   const modelUrl = requireSecureUrl(required(env, 'WORKER_MODEL_BASE_URL', 'the OpenAI-compatible API, e.g. https://api.deepseek.com/v1'), 'WORKER_MODEL_BASE_URL');
@@ -74,7 +76,7 @@ export function loadWorkerConfig(env: NodeJS.ProcessEnv = process.env): WorkerCo
     model: Object.freeze({
       baseUrl: `${modelUrl.origin}${modelUrl.pathname.replace(/\/+$/, '')}`,
       name: required(env, 'WORKER_MODEL_NAME', 'the model to ask, e.g. deepseek-chat'),
-      apiKey: apiKey(env),
+      apiKey: apiKey(env, platform),
       timeoutMs: seconds(env, 'WORKER_MODEL_TIMEOUT', 120, 3600) * 1000,
     }),
     pollIntervalMs: seconds(env, 'WORKER_POLL_INTERVAL', 10, 3600) * 1000,
