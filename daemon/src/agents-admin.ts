@@ -1,11 +1,13 @@
-// `roundtable agents ...`: edit agents.json safely. Rules are checked before anything is written; writes are atomic, mode 600.
+// `roundtable agents ...`: edit the agents directory safely, in agents.json (SQLite) or in the agents table
+// (PostgreSQL). Rules are checked on the whole result before anything is written; hashes only; file writes are
+// atomic, mode 600; database writes are one transaction that every daemon hears of.
 import { closeSync, fsyncSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { Role } from 'roundtable-shared';
 import { AgentsFileError, generateToken, hashToken, loadAgentsFile, parseAgentsFile, type Agent } from './agents.js';
 
-interface RawEntry {
+export interface RawEntry {
   name: string;
   role: Role;
   skills?: string[];
@@ -13,14 +15,25 @@ interface RawEntry {
   token_sha256?: string;
   token?: string;
 }
-interface RawFile {
+export interface RawFile {
   agents: RawEntry[];
   [key: string]: unknown;
 }
 
-function readRaw(path: string): RawFile {
-  loadAgentsFile(path); // the current file must be readable and valid before we touch it
-  return JSON.parse(readFileSync(path, 'utf8')) as RawFile;
+/** What an edit decided: its result, and the whole new directory to write (none: write nothing). */
+export interface Decision<T> {
+  readonly result: T;
+  readonly write?: RawFile;
+}
+type Edit<T> = (file: RawFile, where: string) => Decision<T>;
+
+/** Where the directory lives: agents.json, or the agents table. */
+export interface AgentsTarget {
+  /** Names it in messages: the file's path, or "the agents table". */
+  readonly where: string;
+  /** Reads the directory, lets `decide` choose, and writes what it returns; undefined is an empty table. */
+  change<T>(decide: (current: RawFile | undefined) => Decision<T>): Promise<T>;
+  close(): Promise<void>;
 }
 
 /** Validates the new content as the daemon would, then replaces the file atomically with mode 600. */
@@ -43,23 +56,48 @@ function writeValidated(path: string, file: RawFile): void {
   }
 }
 
-function find(file: RawFile, name: string, path: string): RawEntry {
+export function agentsFileTarget(path: string): AgentsTarget {
+  return {
+    where: path,
+    async change(decide) {
+      loadAgentsFile(path); // the current file must be readable and valid before we touch it
+      const { result, write } = decide(JSON.parse(readFileSync(path, 'utf8')) as RawFile);
+      if (write) writeValidated(path, write);
+      return result;
+    },
+    async close() {},
+  };
+}
+
+const EMPTY_TABLE = 'the agents table is empty; move an agents.json in with `roundtable agents import agents.json`';
+
+/** Runs `edit` on the directory; whatever it would write is checked against every rule first, so a refusal writes nothing. */
+function run<T>(target: AgentsTarget, edit: Edit<T>): Promise<T> {
+  return target.change((current) => {
+    if (!current) throw new AgentsFileError(EMPTY_TABLE);
+    const decision = edit(current, target.where);
+    if (decision.write) parseAgentsFile(JSON.stringify(decision.write), target.where);
+    return decision;
+  });
+}
+
+function find(file: RawFile, name: string, where: string): RawEntry {
   const entry = file.agents.find((a) => a.name === name);
-  if (!entry) throw new AgentsFileError(`${path}: no agent is called "${name}"; \`roundtable agents list\` shows the names`);
+  if (!entry) throw new AgentsFileError(`${where}: no agent is called "${name}"; \`roundtable agents list\` shows the names`);
   return entry;
 }
 
-export function listAgents(path: string): Agent[] {
-  return loadAgentsFile(path).list();
+export function listAgents(target: AgentsTarget): Promise<Agent[]> {
+  return run(target, (file, where) => ({ result: parseAgentsFile(JSON.stringify(file), where).list() }));
 }
 
-export function addAgent(path: string, options: { name: string; role: Role; skills: string[]; toolsets?: string[] | null }): string {
-  const file = readRaw(path);
-  if (file.agents.some((a) => a.name === options.name)) throw new AgentsFileError(`${path}: an agent called "${options.name}" already exists; use \`roundtable agents rotate\` for a new token`);
+export function addAgent(target: AgentsTarget, options: { name: string; role: Role; skills: string[]; toolsets?: string[] | null }): Promise<string> {
   const token = generateToken();
-  file.agents.push({ name: options.name, role: options.role, skills: options.skills, ...(options.toolsets && { toolsets: options.toolsets }), token_sha256: hashToken(token) });
-  writeValidated(path, file);
-  return token;
+  return run(target, (file, where) => {
+    if (file.agents.some((a) => a.name === options.name)) throw new AgentsFileError(`${where}: an agent called "${options.name}" already exists; use \`roundtable agents rotate\` for a new token`);
+    const entry: RawEntry = { name: options.name, role: options.role, skills: options.skills, ...(options.toolsets && { toolsets: options.toolsets }), token_sha256: hashToken(token) };
+    return { result: token, write: { ...file, agents: [...file.agents, entry] } };
+  });
 }
 
 export interface AgentChange {
@@ -74,41 +112,59 @@ export interface AgentChange {
  * Changes an agent's role and/or skills, keeping its token. The whole result is checked first (one leader in
  * role mode, no leader or worker in peer mode, ...); nothing is written when it fails or when nothing changes.
  */
-export function setAgent(path: string, name: string, changes: { role?: Role; skills?: string[]; toolsets?: string[] | null }): AgentChange {
-  const file = readRaw(path);
-  const entry = find(file, name, path);
-  const before = { role: entry.role, skills: entry.skills ?? [], toolsets: entry.toolsets ?? null };
-  let change: AgentChange = { name };
-  if (changes.role !== undefined && changes.role !== before.role) {
-    change = { ...change, role: { from: before.role, to: changes.role } };
-    entry.role = changes.role;
-  }
-  if (changes.skills !== undefined && changes.skills.join('\n') !== before.skills.join('\n')) {
-    change = { ...change, skills: { from: before.skills, to: changes.skills } };
-    entry.skills = changes.skills;
-  }
-  if (changes.toolsets !== undefined && (changes.toolsets ?? []).join('\n') !== (before.toolsets ?? []).join('\n')) {
-    change = { ...change, toolsets: { from: before.toolsets, to: changes.toolsets } };
-    if (changes.toolsets === null) delete entry.toolsets;
-    else entry.toolsets = changes.toolsets;
-  }
-  if (change.role || change.skills || change.toolsets) writeValidated(path, file);
-  return change;
+export function setAgent(target: AgentsTarget, name: string, changes: { role?: Role; skills?: string[]; toolsets?: string[] | null }): Promise<AgentChange> {
+  return run(target, (file, where) => {
+    const entry = find(file, name, where);
+    const before = { role: entry.role, skills: entry.skills ?? [], toolsets: entry.toolsets ?? null };
+    let change: AgentChange = { name };
+    if (changes.role !== undefined && changes.role !== before.role) {
+      change = { ...change, role: { from: before.role, to: changes.role } };
+      entry.role = changes.role;
+    }
+    if (changes.skills !== undefined && changes.skills.join('\n') !== before.skills.join('\n')) {
+      change = { ...change, skills: { from: before.skills, to: changes.skills } };
+      entry.skills = changes.skills;
+    }
+    if (changes.toolsets !== undefined && (changes.toolsets ?? []).join('\n') !== (before.toolsets ?? []).join('\n')) {
+      change = { ...change, toolsets: { from: before.toolsets, to: changes.toolsets } };
+      if (changes.toolsets === null) delete entry.toolsets;
+      else entry.toolsets = changes.toolsets;
+    }
+    return { result: change, ...((change.role || change.skills || change.toolsets) && { write: file }) };
+  });
 }
 
-export function rotateAgent(path: string, name: string): string {
-  const file = readRaw(path);
-  const entry = find(file, name, path);
+export function rotateAgent(target: AgentsTarget, name: string): Promise<string> {
   const token = generateToken();
-  delete entry.token;
-  entry.token_sha256 = hashToken(token);
-  writeValidated(path, file);
-  return token;
+  return run(target, (file, where) => {
+    const entry = find(file, name, where);
+    delete entry.token;
+    entry.token_sha256 = hashToken(token);
+    return { result: token, write: file };
+  });
 }
 
-export function removeAgent(path: string, name: string): void {
-  const file = readRaw(path);
-  find(file, name, path);
-  file.agents = file.agents.filter((a) => a.name !== name);
-  writeValidated(path, file);
+export function removeAgent(target: AgentsTarget, name: string): Promise<void> {
+  return run(target, (file, where) => {
+    find(file, name, where);
+    return { result: undefined, write: { ...file, agents: file.agents.filter((a) => a.name !== name) } };
+  });
+}
+
+/**
+ * Moves agents.json into the agents table (tokens as hashes). Refused when the table already holds agents, unless
+ * `ifEmpty`: then the table is left as it is (several daemons starting at once on one board) and false returned.
+ */
+export async function importAgents(target: AgentsTarget, path: string, options: { ifEmpty?: boolean } = {}): Promise<boolean> {
+  const directory = loadAgentsFile(path); // every rule, with the file's name in the message
+  const file = JSON.parse(readFileSync(path, 'utf8')) as RawFile;
+  return target.change((current) => {
+    if (current) {
+      if (options.ifEmpty) return { result: false };
+      throw new AgentsFileError(
+        `${target.where} already holds ${current.agents.length} agent(s); import only fills an empty one. Edit it with \`roundtable agents add|set|rotate|remove\``,
+      );
+    }
+    return { result: directory.list().length > 0, write: file };
+  });
 }

@@ -1,5 +1,5 @@
-// The agents in force: loaded from agents.json at start, reloaded when the file changes or on SIGHUP.
-// A file that fails validation is ignored (logged) and the last good one stays in force.
+// The agents in force: loaded at start from agents.json (SQLite) or the agents table (PostgreSQL), and reloaded when
+// the source changes or on SIGHUP. A version that fails validation is ignored (logged) and the last good one stays.
 import { createHash } from 'node:crypto';
 import { readFileSync, watch, watchFile, unwatchFile, type FSWatcher } from 'node:fs';
 import { basename, dirname } from 'node:path';
@@ -10,20 +10,75 @@ const DEBOUNCE_MS = 150;
 /** A slow poll as well as fs.watch: some file systems and editors defeat change events. */
 const POLL_MS = 2_000;
 
+/** Where the directory lives: its text (agents.json, or the agents table written out as the same JSON) and its changes. */
+export interface AgentsSource {
+  /** Names the source in messages and logs: the file's path, or "the agents table". */
+  readonly label: string;
+  /** What the log calls it ("agents file", "agents table"). */
+  readonly kind: string;
+  read(): string | Promise<string>;
+  /** Calls `changed` whenever the source may have changed. */
+  watch(changed: (reason: string) => void): void;
+  close(): void | Promise<void>;
+}
+
+/** agents.json, watched through its folder (an atomic rename replaces the file itself) and polled as a fallback. */
+export function agentsFileSource(path: string): AgentsSource {
+  let watcher: FSWatcher | undefined;
+  let debounce: NodeJS.Timeout | undefined;
+  return {
+    label: path,
+    kind: 'agents file',
+    read: () => readFileSync(path, 'utf8'),
+    watch(changed) {
+      const schedule = (reason: string) => {
+        clearTimeout(debounce);
+        debounce = setTimeout(() => changed(reason), DEBOUNCE_MS);
+      };
+      try {
+        watcher = watch(dirname(path), (_event, file) => {
+          if (file === null || file === basename(path)) schedule('file changed');
+        });
+        watcher.on('error', (error) => log.warn('watching the agents file failed; polling only', { error: String(error) }));
+      } catch (error) {
+        log.warn('cannot watch the agents file; polling only', { error: String(error) });
+      }
+      watchFile(path, { interval: POLL_MS }, () => schedule('file changed (poll)'));
+    },
+    close() {
+      clearTimeout(debounce);
+      watcher?.close();
+      unwatchFile(path);
+    },
+  };
+}
+
 export class AgentRegistry {
   private current: AgentDirectory;
   private digest: string;
-  private watcher: FSWatcher | undefined;
-  private debounce: NodeJS.Timeout | undefined;
+  /** Reloads run one after another, so an older read never replaces a newer one. */
+  private reloading: Promise<boolean> = Promise.resolve(false);
   private readonly revokedListeners = new Set<(names: string[]) => void>();
 
-  constructor(
-    private readonly path: string,
+  private constructor(
+    private readonly source: AgentsSource,
+    text: string,
     /** Told of every reload that put a new version in force, so what agents may no longer hold can be let go. */
-    private readonly onReloaded: (previous: AgentDirectory, current: AgentDirectory) => void = () => undefined,
+    private readonly onReloaded: (previous: AgentDirectory, current: AgentDirectory) => void,
   ) {
-    this.current = loadAgentsFile(path);
-    this.digest = digestOf(readFileSync(path, 'utf8'));
+    this.current = parseAgentsFile(text, source.label);
+    this.digest = digestOf(text);
+  }
+
+  /** agents.json: a missing or invalid file stops the start with a message naming the file and the fix. */
+  static fromFile(path: string, onReloaded: (previous: AgentDirectory, current: AgentDirectory) => void = () => undefined): AgentRegistry {
+    loadAgentsFile(path);
+    return new AgentRegistry(agentsFileSource(path), readFileSync(path, 'utf8'), onReloaded);
+  }
+
+  /** Any source, read once now; an invalid directory stops the start. */
+  static async fromSource(source: AgentsSource, onReloaded: (previous: AgentDirectory, current: AgentDirectory) => void = () => undefined): Promise<AgentRegistry> {
+    return new AgentRegistry(source, await source.read(), onReloaded);
   }
 
   /** Tells `listener` the names whose token a reload removed or rotated, so what they hold open can end at once. */
@@ -35,23 +90,29 @@ export class AgentRegistry {
   /** The directory in force now; callers ask on every request, so a reload applies from the next one. */
   readonly directory = (): AgentDirectory => this.current;
 
-  /** Re-reads the file; returns true if a new, valid version was put in force. */
-  reload(reason: string): boolean {
+  /** Re-reads the source; resolves true if a new, valid version was put in force. */
+  reload(reason: string): Promise<boolean> {
+    this.reloading = this.reloading.then(() => this.reloadNow(reason));
+    return this.reloading;
+  }
+
+  private async reloadNow(reason: string): Promise<boolean> {
+    const { label, kind } = this.source;
     let text: string;
     try {
-      text = readFileSync(this.path, 'utf8');
+      text = await this.source.read();
     } catch (error) {
-      log.error('agents file cannot be read; keeping the agents in force', { file: this.path, reason, code: (error as NodeJS.ErrnoException).code });
+      log.error(`${kind} cannot be read; keeping the agents in force`, { source: label, reason, code: (error as NodeJS.ErrnoException).code ?? String(error) });
       return false;
     }
     const digest = digestOf(text);
     if (digest === this.digest) return false;
     const previous = this.current;
     try {
-      this.current = parseAgentsFile(text, this.path);
+      this.current = parseAgentsFile(text, label);
     } catch (error) {
       if (!(error instanceof AgentsFileError)) throw error;
-      log.error('agents file is invalid; keeping the agents in force', { file: this.path, reason, problem: error.message });
+      log.error(`${kind} is invalid; keeping the agents in force`, { source: label, reason, problem: error.message });
       this.digest = digest;
       return false;
     }
@@ -60,32 +121,17 @@ export class AgentRegistry {
     this.onReloaded(previous, this.current);
     const revoked = this.current.revokedSince(previous);
     if (revoked.length) for (const listener of this.revokedListeners) listener(revoked);
-    log.info('agents reloaded', { file: this.path, reason, agents: agents.length, names: agents.map((a) => a.name) });
+    log.info('agents reloaded', { source: label, reason, agents: agents.length, names: agents.map((a) => a.name) });
     for (const name of this.current.plaintextTokenAgents) log.warn('agents.json holds a plaintext token; prefer token_sha256', { agent: name });
     return true;
   }
 
-  /** Watches the file's folder (an atomic rename replaces the file itself) and polls as a fallback. */
   watch(): void {
-    const schedule = (reason: string) => {
-      clearTimeout(this.debounce);
-      this.debounce = setTimeout(() => this.reload(reason), DEBOUNCE_MS);
-    };
-    try {
-      this.watcher = watch(dirname(this.path), (_event, file) => {
-        if (file === null || file === basename(this.path)) schedule('file changed');
-      });
-      this.watcher.on('error', (error) => log.warn('watching the agents file failed; polling only', { error: String(error) }));
-    } catch (error) {
-      log.warn('cannot watch the agents file; polling only', { error: String(error) });
-    }
-    watchFile(this.path, { interval: POLL_MS }, () => schedule('file changed (poll)'));
+    this.source.watch((reason) => void this.reload(reason).catch((error: unknown) => log.error('reloading the agents failed', { error: String(error) })));
   }
 
-  close(): void {
-    clearTimeout(this.debounce);
-    this.watcher?.close();
-    unwatchFile(this.path);
+  async close(): Promise<void> {
+    await this.source.close();
   }
 }
 

@@ -1,6 +1,6 @@
 // The `roundtable` command line: init, run, start, agents, backup, restore, doctor.
 import { accessSync, constants, existsSync } from 'node:fs';
-import { addAgent, listAgents, removeAgent, rotateAgent, setAgent } from './agents-admin.js';
+import { addAgent, agentsFileTarget, importAgents, listAgents, removeAgent, rotateAgent, setAgent, type AgentsTarget } from './agents-admin.js';
 import { ROLES, type Role } from 'roundtable-shared';
 import { AgentsFileError } from './agents.js';
 import { readCommandLine, UsageError, type OptionSpec, type ParsedLine } from './cli-args.js';
@@ -63,6 +63,12 @@ const COMMANDS: Readonly<Record<string, CommandSpec>> = {
   },
   'agents rotate': { usage: 'agents rotate NAME [--json]', summary: 'a new token for the agent, printed once; the old one stops working', options: ['json'], args: AGENT_NAME },
   'agents remove': { usage: 'agents remove NAME', summary: 'its token stops working; its claimed tasks go back to open', options: [], args: AGENT_NAME },
+  'agents import': {
+    usage: 'agents import FILE',
+    summary: 'PostgreSQL only: move an agents.json into the empty agents table (refused once it holds agents)',
+    options: [],
+    args: [{ name: 'FILE', missing: 'the agents.json FILE to move into the database' }],
+  },
   backup: { usage: 'backup [--list]', summary: 'take an online backup now (or list them)', options: ['list'], args: [] },
   restore: {
     usage: 'restore FILE',
@@ -104,7 +110,8 @@ ${Object.values(COMMANDS)
   roundtable --version | --help
 
 The agents commands edit agents.json (hashes only, mode 600, atomic, every rule checked first); a running
-board picks the change up by itself.
+board picks the change up by itself. With ROUNDTABLE_DATABASE_URL they edit the agents table in PostgreSQL
+instead, and every daemon on the board applies the change within a second.
 
 Every command takes --env FILE: KEY=value lines (such as the systemd unit's EnvironmentFile) read into the
 environment first; variables already set win.
@@ -210,9 +217,36 @@ function describeSkills(skills: readonly string[]): string {
   return skills.length ? skills.join(',') : '(none)';
 }
 
-function agentsCommand(config: Config, { command, args, values }: Invocation): void {
+/** agents.json on SQLite; the agents table when the board is on PostgreSQL. */
+async function agentsTarget(config: Config): Promise<AgentsTarget> {
+  if (!config.databaseUrl) return agentsFileTarget(config.agentsConfigPath);
+  const { openAgentsTable } = await import('./agents-table.js');
+  return openAgentsTable(config.databaseUrl);
+}
+
+/** On PostgreSQL, whether the agents table holds agents already (then `start` writes no agents.json). */
+async function agentsTableHolds(config: Config): Promise<boolean> {
+  if (!config.databaseUrl) return false;
+  const { readAgentsTable } = await import('./agents-table.js');
+  return (await readAgentsTable(config.databaseUrl)) !== undefined;
+}
+
+async function agentsCommand(config: Config, invocation: Invocation): Promise<void> {
+  if (invocation.command === 'agents import' && !config.databaseUrl) {
+    throw new AgentsFileError(
+      'agents import moves agents.json into a PostgreSQL board; set ROUNDTABLE_DATABASE_URL to it (a SQLite board reads agents.json where it is)',
+    );
+  }
+  const target = await agentsTarget(config);
+  try {
+    await agentsAction(target, invocation, config.databaseUrl ? 'every daemon on the board applies it within a second' : 'a running board applies it within seconds');
+  } finally {
+    await target.close();
+  }
+}
+
+async function agentsAction(path: AgentsTarget, { command, args, values }: Invocation, applies: string): Promise<void> {
   const [name] = args;
-  const path = config.agentsConfigPath;
   const json = values['json'] === true;
   const role = values['role'] as Role | undefined;
   const skills = values['skills'] === undefined ? undefined : splitSkills(String(values['skills']));
@@ -221,16 +255,16 @@ function agentsCommand(config: Config, { command, args, values }: Invocation): v
   const toolsets = toolsetList === undefined ? undefined : toolsetList.length ? toolsetList : null;
   const issued = (token: string, agent: string): void =>
     void process.stdout.write(
-      json ? `${JSON.stringify({ name: agent, token })}\n` : `New token for ${agent} (shown once; a running board accepts it within seconds):\n  ${token}\n`,
+      json ? `${JSON.stringify({ name: agent, token })}\n` : `New token for ${agent} (shown once; ${applies}):\n  ${token}\n`,
     );
   switch (command) {
     case 'agents list':
-      for (const agent of listAgents(path)) process.stdout.write(`${agent.name.padEnd(16)} ${agent.role.padEnd(7)} ${agent.skills.join(',')}\n`);
+      for (const agent of await listAgents(path)) process.stdout.write(`${agent.name.padEnd(16)} ${agent.role.padEnd(7)} ${agent.skills.join(',')}\n`);
       return;
     case 'agents add':
-      return issued(addAgent(path, { name: name!, role: role ?? 'worker', skills: skills ?? [], ...(toolsets && { toolsets }) }), name!);
+      return issued(await addAgent(path, { name: name!, role: role ?? 'worker', skills: skills ?? [], ...(toolsets && { toolsets }) }), name!);
     case 'agents set': {
-      const change = setAgent(path, name!, { ...(role && { role }), ...(skills && { skills }), ...(toolsets !== undefined && { toolsets }) });
+      const change = await setAgent(path, name!, { ...(role && { role }), ...(skills && { skills }), ...(toolsets !== undefined && { toolsets }) });
       const parts = [
         change.role && `role ${change.role.from} -> ${change.role.to}`,
         change.skills && `skills ${describeSkills(change.skills.from)} -> ${describeSkills(change.skills.to)}`,
@@ -238,17 +272,23 @@ function agentsCommand(config: Config, { command, args, values }: Invocation): v
       ].filter(Boolean);
       process.stdout.write(
         parts.length
-          ? `Changed ${name}: ${parts.join('; ')}. A running board applies it within seconds; the token is unchanged.\n`
+          ? `Changed ${name}: ${parts.join('; ')}. ${applies[0]!.toUpperCase()}${applies.slice(1)}; the token is unchanged.\n`
           : `${name} already has that role, those skills and those toolsets; nothing written.\n`,
       );
       return;
     }
     case 'agents rotate':
-      return issued(rotateAgent(path, name!), name!);
+      return issued(await rotateAgent(path, name!), name!);
     case 'agents remove':
-      removeAgent(path, name!);
+      await removeAgent(path, name!);
       process.stdout.write(`Removed ${name}; its token is refused from the next request on, and its claimed tasks go back to open.\n`);
       return;
+    case 'agents import': {
+      await importAgents(path, name!);
+      const count = (await listAgents(path)).length;
+      process.stdout.write(`Moved ${count} agent(s) from ${name} into the agents table (tokens as hashes only); ${applies}. Edit agents with \`roundtable agents ...\` from now on; the file is no longer read, so keep it only as a backup, or delete it.\n`);
+      return;
+    }
   }
 }
 
@@ -332,7 +372,7 @@ async function main(argv: string[]): Promise<void> {
     case 'run':
       return run(config);
     case 'start':
-      if (!existsSync(config.agentsConfigPath)) init(config, values['json'] === true);
+      if (!existsSync(config.agentsConfigPath) && !(await agentsTableHolds(config))) init(config, values['json'] === true);
       return run(config);
     case 'backup':
       return backupCommand(config, values['list'] === true);

@@ -7,7 +7,7 @@ import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { dirname, join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
-import { AgentsFileError, loadAgentsFile } from './agents.js';
+import { AgentsFileError, loadAgentsFile, type AgentDirectory } from './agents.js';
 import { listBackups } from './backup.js';
 import type { Config } from './config.js';
 import { daemonUsing } from './db-lock.js';
@@ -120,10 +120,6 @@ export function checkAgents(config: Config): CheckResult {
         : 'correct the entry named above; a running board keeps the last valid file in force meanwhile',
     );
   }
-  const agents = directory.list();
-  const byRole = new Map<string, number>();
-  for (const agent of agents) byRole.set(agent.role, (byRole.get(agent.role) ?? 0) + 1);
-  const roles = [...byRole].map(([role, n]) => `${n} ${role}${n === 1 ? '' : 's'}`).join(', ');
   const mode = statSync(config.agentsConfigPath).mode & 0o777;
   const findings: Finding[] = [];
   const exposure = openTo(mode);
@@ -136,9 +132,33 @@ export function checkAgents(config: Config): CheckResult {
       fix: `${plaintext.map((n) => `roundtable agents rotate ${n}`).join(', ')} (stores only the hash; give the agent its new token)`,
     });
   }
-  const peerMode = directory.mode === 'peer' ? ', peer mode' : '';
-  const base = `${agents.length} agent${agents.length === 1 ? '' : 's'} (${roles})${peerMode}${exposure ? '' : `, mode ${mode.toString(8)}`}`;
+  const base = `${countAgents(directory)}${exposure ? '' : `, mode ${mode.toString(8)}`}`;
   return summarise('agents', base, findings);
+}
+
+/** "4 agents (1 leader, 3 workers)", and the mode when it is peer. */
+function countAgents(directory: AgentDirectory): string {
+  const agents = directory.list();
+  const byRole = new Map<string, number>();
+  for (const agent of agents) byRole.set(agent.role, (byRole.get(agent.role) ?? 0) + 1);
+  const roles = [...byRole].map(([role, n]) => `${n} ${role}${n === 1 ? '' : 's'}`).join(', ');
+  return `${agents.length} agent${agents.length === 1 ? '' : 's'} (${roles})${directory.mode === 'peer' ? ', peer mode' : ''}`;
+}
+
+/** On PostgreSQL the agents live in the agents table; agents.json only matters while the table is empty. */
+async function checkAgentsOf(config: Config): Promise<CheckResult> {
+  if (!config.databaseUrl) return checkAgents(config);
+  const { readAgentsTable } = await import('./agents-table.js');
+  let directory: AgentDirectory | undefined;
+  try {
+    directory = await readAgentsTable(config.databaseUrl);
+  } catch (error) {
+    return result('agents', 'fail', `cannot read the agents table: ${(error as { code?: string }).code ?? 'connection failed'}`, 'see the database line below');
+  }
+  if (directory) return result('agents', 'ok', `${countAgents(directory)} in the agents table`);
+  return existsSync(config.agentsConfigPath)
+    ? result('agents', 'warn', `the agents table is empty; the daemon moves ${config.agentsConfigPath} in when it starts`, `or now: roundtable agents import ${config.agentsConfigPath}`)
+    : result('agents', 'fail', `the agents table is empty and there is no ${config.agentsConfigPath}`, '`roundtable init` writes one, then `roundtable agents import agents.json`');
 }
 
 /**
@@ -468,7 +488,7 @@ function checkBackupsOf(config: Config): CheckResult {
 
 export const CHECKS: ReadonlyArray<readonly [string, Check]> = [
   ['config', checkConfig],
-  ['agents', checkAgents],
+  ['agents', checkAgentsOf],
   ['database', checkDatabaseOf],
   ['backups', checkBackupsOf],
   ['disk', checkDisk],

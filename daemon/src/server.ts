@@ -5,7 +5,9 @@ import { createServer as createHttpsServer } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
+import type postgres from 'postgres';
 import { IDEMPOTENCY_KEY_TTL_MS } from 'roundtable-shared';
+import type { AgentDirectory } from './agents.js';
 import { AgentRegistry } from './agents-registry.js';
 import { createApp } from './app.js';
 import { newestBackupAgeMs, takeBackup } from './backup.js';
@@ -59,22 +61,38 @@ function trackInFlight(server: ServerType): { drained(): Promise<void> } {
   return { drained: () => (count === 0 ? Promise.resolve() : new Promise<void>((resolve) => waiting.push(resolve))) };
 }
 
+/** The agents table as the registry's source, filled from agents.json first if it is empty (docs/DECISIONS.md). */
+async function agentsFromDatabase(pg: postgres.Sql, agentsFile: string, onReloaded: (previous: AgentDirectory, current: AgentDirectory) => void): Promise<AgentRegistry> {
+  const { agentsTableSource, prepareAgentsTable } = await import('./agents-table.js');
+  await prepareAgentsTable(pg, agentsFile);
+  return AgentRegistry.fromSource(agentsTableSource(pg), onReloaded);
+}
+
 export async function startBoard(config: Config): Promise<RunningBoard> {
   // The claims of an agent that is removed, or whose new role does not claim, go back to the pool: revoking strands no work.
   let releaseHeldBy: (name: string, why: string) => Promise<number[]> = async () => [];
-  const registry = new AgentRegistry(config.agentsConfigPath, (previous, current) => {
+  const onReloaded = (previous: AgentDirectory, current: AgentDirectory) => {
     for (const { name, why } of losersOfClaims(previous, current)) {
       releaseHeldBy(name, why).then(
         (ids) => ids.length && log.info('released the tasks of an agent that may no longer hold them', { agent: name, task_ids: ids }),
         (error: unknown) => log.error('releasing the tasks of an agent failed', { agent: name, error: String(error) }),
       );
     }
-  });
+  };
+  // SQLite: agents.json, checked before the database is opened. PostgreSQL: the agents table, once the database is open.
+  const fileRegistry = config.databaseUrl ? undefined : AgentRegistry.fromFile(config.agentsConfigPath, onReloaded);
+  const tls = config.tls ? { cert: readFileSync(config.tls.certPath), key: readFileSync(config.tls.keyPath) } : undefined;
+  const opened = await openStore(config);
+  let registry: AgentRegistry;
+  try {
+    registry = fileRegistry ?? (await agentsFromDatabase(opened.pg!, config.agentsConfigPath, onReloaded));
+  } catch (error) {
+    await opened.close();
+    throw error;
+  }
   for (const name of registry.directory().plaintextTokenAgents) {
     log.warn('agents.json holds a plaintext token; replace it with token_sha256 (roundtable agents rotate NAME)', { file: config.agentsConfigPath, agent: name });
   }
-  const tls = config.tls ? { cert: readFileSync(config.tls.certPath), key: readFileSync(config.tls.keyPath) } : undefined;
-  const opened = await openStore(config);
   const { store } = opened;
   // One daemon: events stay in the process. Several on PostgreSQL: they also travel by LISTEN/NOTIFY.
   const events = opened.shared?.events ?? new LocalEventBus();
@@ -160,7 +178,7 @@ export async function startBoard(config: Config): Promise<RunningBoard> {
     url,
     port,
     reload() {
-      registry.reload('SIGHUP');
+      void registry.reload('SIGHUP');
       if (config.tls) reloadCertificate(server, config.tls);
     },
     async close() {
@@ -168,7 +186,7 @@ export async function startBoard(config: Config): Promise<RunningBoard> {
       leases.close();
       presence.waiters.close();
       web.close();
-      registry.close();
+      await registry.close();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         // Idle keep-alive connections would hold close() open; in-flight requests still finish. Once none is left,

@@ -21,7 +21,7 @@ describe('a mistake on the command line', () => {
   const cases: Array<[string, string[], RegExp]> = [
     ['an option without its value', ['agents', 'add', 'x', '--skills'], /^--skills needs a value, e.g. --skills python,sql$/],
     ['an option whose value is the next option', ['agents', 'add', 'x', '--skills', '--json'], /^--skills needs a value/],
-    ['an unknown agents subcommand', ['agents', 'frob'], /^unknown agents subcommand "frob"; the known ones are list, add, set, rotate, remove$/],
+    ['an unknown agents subcommand', ['agents', 'frob'], /^unknown agents subcommand "frob"; the known ones are list, add, set, rotate, remove, import$/],
     ['an unknown command', ['frob'], /^unknown command "frob"; the commands are init, run, start, agents, backup, restore, doctor, migrate$/],
     ['an unknown option', ['agents', 'add', 'x', '--admin'], /^unknown option --admin$/],
     ["another command's option", ['backup', '--skills', 'a'], /^--skills is not an option of roundtable backup$/],
@@ -57,13 +57,13 @@ describe('a mistake on the command line', () => {
     expect(missingValue.stderr.split('\n')[1]).toBe('Usage: roundtable agents add NAME [--role leader|worker|peer|observer] [--skills a,b] [--toolsets tasks,room] [--json]');
     const unknown = await runCli(['agents', 'frob'], env);
     const usage = unknown.stderr.split('\n').filter((l) => l.startsWith('  roundtable agents '));
-    expect(usage.map((l) => l.split(' ')[4])).toEqual(['list', 'add', 'set', 'rotate', 'remove']);
+    expect(usage.map((l) => l.split(' ')[4])).toEqual(['list', 'add', 'set', 'rotate', 'remove', 'import']);
   });
 
   it('--help lists every command with exit 0, and says what the exit codes mean', async () => {
     const help = await runCli(['--help'], { PATH: process.env['PATH'] ?? '/usr/bin:/bin' });
     expect(help.code).toBe(0);
-    for (const command of ['init', 'run', 'start', 'agents list', 'agents add', 'agents set', 'agents rotate', 'agents remove', 'backup', 'restore', 'doctor']) {
+    for (const command of ['init', 'run', 'start', 'agents list', 'agents add', 'agents set', 'agents rotate', 'agents remove', 'agents import', 'backup', 'restore', 'doctor']) {
       expect(help.stdout).toContain(`roundtable ${command}`);
     }
     expect(help.stdout).toMatch(/2 the command line is wrong/);
@@ -74,7 +74,7 @@ describe('the docs', () => {
   it('README, SPEC section 18 and ADD-AGENT.md name every agents subcommand that --help lists', async () => {
     const help = (await runCli(['--help'], { PATH: process.env['PATH'] ?? '/usr/bin:/bin' })).stdout;
     const actions = [...help.matchAll(/^ {2}roundtable agents (\w+)/gm)].map((m) => m[1]!);
-    expect(actions).toEqual(['list', 'add', 'set', 'rotate', 'remove']);
+    expect(actions).toEqual(['list', 'add', 'set', 'rotate', 'remove', 'import']);
     const spec = readFileSync(join(ROOT, 'docs/SPEC.md'), 'utf8');
     const operations = spec.slice(spec.indexOf('## 18. Operations'));
     const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');

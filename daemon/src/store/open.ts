@@ -1,5 +1,6 @@
 // Chooses the board's store from the config: PostgreSQL when ROUNDTABLE_DATABASE_URL is set, else the SQLite file.
 import type Database from 'better-sqlite3';
+import type postgres from 'postgres';
 import type { Config } from '../config.js';
 import { lockDatabase } from '../db-lock.js';
 import type { SharedState } from './postgres/shared.js';
@@ -11,6 +12,8 @@ export interface OpenedStore {
   readonly sqlite: Database.Database | undefined;
   /** On PostgreSQL: what several daemons on the board share (events, rate limits, web sessions); else undefined. */
   readonly shared: SharedState | undefined;
+  /** On PostgreSQL: the pool, for what lives beside the board (the agents table); else undefined. */
+  readonly pg: postgres.Sql | undefined;
   /** Closes the store and lets go of the SQLite file's lock. */
   close(): Promise<void>;
 }
@@ -30,6 +33,7 @@ export async function openStore(config: Config): Promise<OpenedStore> {
     return {
       store,
       sqlite: undefined,
+      pg: store.sql,
       shared,
       async close() {
         await shared.close();
@@ -45,6 +49,7 @@ export async function openStore(config: Config): Promise<OpenedStore> {
     return {
       store,
       sqlite: store.db,
+      pg: undefined,
       shared: undefined,
       async close() {
         await store.close();

@@ -1,0 +1,98 @@
+// The agents directory on PostgreSQL, for the daemons and `roundtable agents`: the table as an edit target, as a
+// source every daemon reloads from on NOTIFY, and the start of a board whose table is still empty.
+import { existsSync } from 'node:fs';
+import type postgres from 'postgres';
+import { hashToken, parseAgentsFile, type AgentDirectory } from './agents.js';
+import { importAgents, type AgentsTarget, type RawEntry, type RawFile } from './agents-admin.js';
+import type { AgentsSource } from './agents-registry.js';
+import { AgentsFileError } from './agents.js';
+import { log } from './log.js';
+import { editDirectory, listenForAgentChanges, readDirectory, type StoredDirectory } from './store/postgres/agents-directory.js';
+import { openPool } from './store/postgres/connection.js';
+import { migratePostgres } from './store/postgres/migrate.js';
+
+const WHERE = 'the agents table';
+
+/** The directory as the database keeps it: a mode, and every token as its hash. */
+function storedForm(file: RawFile): StoredDirectory {
+  return {
+    mode: typeof file['mode'] === 'string' ? file['mode'] : 'role',
+    agents: file.agents.map(({ token, token_sha256, ...entry }: RawEntry) => ({ ...entry, skills: entry.skills ?? [], token_sha256: token_sha256 ?? hashToken(token!) })),
+  };
+}
+
+export function agentsTableOn(sql: postgres.Sql): AgentsTarget {
+  return {
+    where: WHERE,
+    change: (decide) =>
+      editDirectory(sql, (current) => {
+        const { result, write } = decide(current as RawFile | undefined);
+        return { result, ...(write && { write: storedForm(write) }) };
+      }),
+    async close() {},
+  };
+}
+
+/** The agents table of the board at `url` for one CLI command, its schema brought up to date first (a newer one is refused). */
+export async function openAgentsTable(url: string): Promise<AgentsTarget> {
+  const sql = openPool({ url, max: 1 });
+  try {
+    await migratePostgres(sql);
+  } catch (error) {
+    await sql.end({ timeout: 1 });
+    throw error;
+  }
+  return { ...agentsTableOn(sql), close: () => sql.end({ timeout: 5 }) };
+}
+
+/** The table as a daemon's source: read as agents.json's JSON, reloaded on every NOTIFY from an edit. */
+export function agentsTableSource(sql: postgres.Sql): AgentsSource {
+  let stop: (() => Promise<void>) | undefined;
+  let closed = false;
+  return {
+    label: WHERE,
+    kind: 'agents table',
+    async read() {
+      return JSON.stringify((await readDirectory(sql)) ?? { agents: [] });
+    },
+    watch(changed) {
+      listenForAgentChanges(sql, changed).then(
+        (unlisten) => (closed ? void unlisten() : (stop = unlisten)),
+        (error: unknown) => log.error('listening for changes to the agents table failed; restart the daemon to pick up agent changes', { error: String(error) }),
+      );
+    },
+    async close() {
+      closed = true;
+      await stop?.();
+    },
+  };
+}
+
+/**
+ * A board on PostgreSQL starts from its agents table. While the table is empty, agents.json (ROUNDTABLE_AGENTS_CONFIG)
+ * is moved in if it exists; several daemons starting at once import it once. With neither, the start is refused.
+ */
+export async function prepareAgentsTable(sql: postgres.Sql, agentsFile: string): Promise<void> {
+  if (await readDirectory(sql)) return;
+  if (!existsSync(agentsFile)) {
+    throw new AgentsFileError(
+      `the agents table is empty and there is no ${agentsFile} to move in; write one with \`roundtable init\`, then \`roundtable agents import ${agentsFile}\` (or start the daemon again)`,
+    );
+  }
+  if (await importAgents(agentsTableOn(sql), agentsFile, { ifEmpty: true })) {
+    log.info('the agents table was empty: imported agents.json into it; edit agents with `roundtable agents ...` from now on', { file: agentsFile });
+  }
+}
+
+/** The directory in the table for `roundtable doctor`, read without migrating; undefined while empty (or not made yet). */
+export async function readAgentsTable(url: string): Promise<AgentDirectory | undefined> {
+  const sql = openPool({ url, max: 1 });
+  try {
+    const [table] = await sql`SELECT to_regclass('agents') IS NOT NULL AS present`;
+    if (!table?.['present']) return undefined;
+    const directory = await readDirectory(sql);
+    return directory && parseAgentsFile(JSON.stringify(directory), WHERE);
+  } finally {
+    await sql.end({ timeout: 1 });
+  }
+}
