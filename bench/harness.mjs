@@ -630,3 +630,32 @@ export function revisionBefore(path) {
   if (!added) throw new Error(`cannot find the commit that added ${path}`);
   return `${added}^`;
 }
+
+/** One tool call through the JSON API that may be held open (wait_for_activity holds up to 50 s); rejects on a non-200. */
+export function postTool(agent, port, token, tool, args) {
+  const body = JSON.stringify(args);
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      {
+        host: '127.0.0.1',
+        port,
+        path: `/api/v1/tools/${tool}`,
+        method: 'POST',
+        agent,
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), authorization: `Bearer ${token}` },
+      },
+      (res) => {
+        const chunks = [];
+        res.on('data', (c) => chunks.push(c));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          if (res.statusCode !== 200) reject(new Error(`${tool}: HTTP ${res.statusCode} ${text}`));
+          else resolve(JSON.parse(text));
+        });
+      },
+    );
+    req.setTimeout(70_000, () => req.destroy(new Error(`${tool}: no answer in 70 s`)));
+    req.on('error', reject);
+    req.end(body);
+  });
+}

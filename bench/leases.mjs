@@ -1,75 +1,12 @@
 // Bench sections for claim leases: what renewal adds to a tool call, against the daemon as it was before leases
 // (built from git in a temp folder), and how soon the sweep reopens lapsed claims on a large board.
 // They use run.mjs's helpers, passed in, so the report, process hygiene and daemon start-up stay in one place.
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
 import http from 'node:http';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { postTool, buildDaemonAt, revisionBefore, cpuMs } from './harness.mjs';
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-function postTool(agent, port, token, tool, args) {
-  const body = JSON.stringify(args);
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      {
-        host: '127.0.0.1',
-        port,
-        path: `/api/v1/tools/${tool}`,
-        method: 'POST',
-        agent,
-        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), authorization: `Bearer ${token}` },
-      },
-      (res) => {
-        const chunks = [];
-        res.on('data', (c) => chunks.push(c));
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          if (res.statusCode !== 200) reject(new Error(`${tool}: HTTP ${res.statusCode} ${text}`));
-          else resolve(JSON.parse(text));
-        });
-      },
-    );
-    req.setTimeout(10_000, () => req.destroy(new Error(`${tool}: no answer in 10 s`)));
-    req.on('error', reject);
-    req.end(body);
-  });
-}
-
-/** CPU time (user + system) of a process in ms, from /proc/PID/stat (clock ticks of 10 ms). */
-function cpuMs(pid) {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
-
-/**
- * The daemon as it was at `rev`, built in a temp folder: a git worktree of that revision, with node_modules linking
- * to the repository's packages except the workspace packages, which point at the worktree's own, so the old
- * daemon runs with its own shared/ contract. Returns the path of its bin.
- */
-function buildBaseline(root, rev, tempDir) {
-  const tree = join(tempDir, 'baseline');
-  execFileSync('git', ['worktree', 'add', '--detach', tree, rev], { cwd: root, stdio: 'ignore' });
-  const modules = join(tree, 'node_modules');
-  mkdirSync(modules);
-  for (const entry of readdirSync(join(root, 'node_modules'))) {
-    if (entry.startsWith('roundtable-')) continue;
-    symlinkSync(join(root, 'node_modules', entry), join(modules, entry));
-  }
-  for (const [name, dir] of [['roundtable-shared', 'shared'], ['roundtable-daemon', 'daemon'], ['roundtable-bridge', 'bridge']]) {
-    if (existsSync(join(tree, dir))) symlinkSync(join(tree, dir), join(modules, name));
-  }
-  execFileSync(join(root, 'node_modules/.bin/tsc'), ['-b'], { cwd: tree, stdio: 'ignore' });
-  return { bin: join(tree, 'daemon/bin/roundtable.js'), remove: () => execFileSync('git', ['worktree', 'remove', '--force', tree], { cwd: root, stdio: 'ignore' }) };
-}
-
-/** The revision just before leases: the parent of the commit that added their migration. */
-function revisionBeforeLeases(root) {
-  const added = execFileSync('git', ['log', '--diff-filter=A', '--format=%H', '--', 'daemon/migrations/005_leases.sql'], { cwd: root, encoding: 'utf8' }).trim().split('\n').at(-1);
-  if (!added) throw new Error('cannot find the commit that added daemon/migrations/005_leases.sql');
-  return `${added}^`;
-}
 
 /**
  * Renewal on the hot path: the sequence claim_task -> get_task -> whoami by the claiming worker, on today's daemon
@@ -79,8 +16,8 @@ function revisionBeforeLeases(root) {
 export async function benchLeaseRenewal(h, { rounds, block }) {
   const dir = h.makeTempDir();
   const { path: agentsPath, agents } = h.writeAgents(dir);
-  const rev = process.env.BENCH_BASELINE_REV ?? revisionBeforeLeases(h.ROOT);
-  const baseline = buildBaseline(h.ROOT, rev, dir);
+  const rev = process.env.BENCH_BASELINE_REV ?? revisionBefore('daemon/migrations/005_leases.sql');
+  const baseline = buildDaemonAt(rev, dir);
   const servers = {};
   const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
   const lead = agents.lead.token;

@@ -5,41 +5,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import http from 'node:http';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-
-/** A POST that may be held open (wait_for_activity): no client-side timeout below the daemon's own. */
-function postTool(agent, port, token, tool, args) {
-  const body = JSON.stringify(args);
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      {
-        host: '127.0.0.1',
-        port,
-        path: `/api/v1/tools/${tool}`,
-        method: 'POST',
-        agent,
-        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), authorization: `Bearer ${token}` },
-      },
-      (res) => {
-        const chunks = [];
-        res.on('data', (c) => chunks.push(c));
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          if (res.statusCode !== 200) reject(new Error(`${tool}: HTTP ${res.statusCode} ${text}`));
-          else resolve(JSON.parse(text));
-        });
-      },
-    );
-    req.setTimeout(70_000, () => req.destroy(new Error(`${tool}: no answer in 70 s`)));
-    req.on('error', reject);
-    req.end(body);
-  });
-}
-
-/** CPU time (user + system) of a process in ms, from /proc/PID/stat (clock ticks of 10 ms). */
-function cpuMs(pid) {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
+import { postTool, cpuMs } from './harness.mjs';
 
 function rssMb(pid) {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');

@@ -3,34 +3,7 @@
 // It uses run.mjs's helpers, passed in, so the report, process hygiene and daemon start-up stay in one place.
 import http from 'node:http';
 import { join } from 'node:path';
-
-function postTool(agent, port, token, tool, args) {
-  const body = JSON.stringify(args);
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      {
-        host: '127.0.0.1',
-        port,
-        path: `/api/v1/tools/${tool}`,
-        method: 'POST',
-        agent,
-        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), authorization: `Bearer ${token}` },
-      },
-      (res) => {
-        const chunks = [];
-        res.on('data', (c) => chunks.push(c));
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          if (res.statusCode !== 200) reject(new Error(`${tool}: HTTP ${res.statusCode} ${text}`));
-          else resolve(JSON.parse(text));
-        });
-      },
-    );
-    req.setTimeout(10_000, () => req.destroy(new Error(`${tool}: no answer in 10 s`)));
-    req.on('error', reject);
-    req.end(body);
-  });
-}
+import { postTool } from './harness.mjs';
 
 /** A deterministic PRNG (mulberry32), so every run asks the same questions. */
 function random(seed) {
