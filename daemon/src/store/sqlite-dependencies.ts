@@ -1,26 +1,9 @@
 // Dependencies on SQLite: the edges, the blocker counts kept on each task, and the graph facts the rules judge.
 // Every method runs inside the caller's transaction; the counts are recounted from the edges, so they cannot drift.
 import type Database from 'better-sqlite3';
-import { PRIORITIES, type Priority, type TaskStatus } from 'roundtable-shared';
+import type { TaskStatus } from 'roundtable-shared';
 import type { DependencyEdge, DependencyFacts } from './store.js';
-
-/** What a task row gains from its edges. */
-export interface TaskGraph {
-  readonly priority: Priority;
-  readonly depends_on: number[];
-  readonly blocked_by: number[];
-  readonly blocked_by_cancelled: number[];
-}
-
-/** The columns a task row carries for the graph; the counts are the store's own and never leave it. */
-interface GraphColumns {
-  readonly id: number;
-  readonly priority: number;
-  readonly blocker_count?: number;
-  readonly cancelled_blocker_count?: number;
-}
-
-export const priorityRank = (priority: Priority): number => PRIORITIES.indexOf(priority);
+import { withGraph, type EdgeWithStatus, type GraphColumns, type TaskGraph } from './task-rows.js';
 
 export class SqliteDependencies {
   private readonly stmt;
@@ -74,24 +57,8 @@ export class SqliteDependencies {
 
   /** Rows with their priority's name and their edges, without the store's own counts. */
   attach<R extends GraphColumns>(rows: readonly R[]): Array<Omit<R, 'priority' | 'blocker_count' | 'cancelled_blocker_count'> & TaskGraph> {
-    const edges = new Map<number, Array<{ depends_on: number; status: TaskStatus }>>();
-    if (rows.length > 0) {
-      for (const edge of this.stmt.edgesOf.all(JSON.stringify(rows.map((r) => r.id))) as Array<DependencyEdge & { status: TaskStatus }>) {
-        const list = edges.get(edge.task_id) ?? [];
-        list.push(edge);
-        edges.set(edge.task_id, list);
-      }
-    }
-    return rows.map(({ priority, blocker_count: _b, cancelled_blocker_count: _c, ...row }) => {
-      const mine = edges.get(row.id) ?? [];
-      return {
-        ...row,
-        priority: PRIORITIES[priority] ?? 'normal',
-        depends_on: mine.map((e) => e.depends_on),
-        blocked_by: mine.filter((e) => e.status !== 'done').map((e) => e.depends_on),
-        blocked_by_cancelled: mine.filter((e) => e.status === 'cancelled').map((e) => e.depends_on),
-      };
-    });
+    const edges = rows.length > 0 ? (this.stmt.edgesOf.all(JSON.stringify(rows.map((r) => r.id))) as EdgeWithStatus[]) : [];
+    return withGraph(rows, edges);
   }
 
   /** The stored status of each proposed id, and with `withEdges` everything they wait on, transitively. */

@@ -6,7 +6,8 @@ import { NotFound } from '../errors.js';
 import { log } from '../log.js';
 import { GroupCommit } from './group-commit.js';
 import { migrate } from './migrate.js';
-import { priorityRank, SqliteDependencies } from './sqlite-dependencies.js';
+import { SqliteDependencies } from './sqlite-dependencies.js';
+import { priorityRank, type TaskRow } from './task-rows.js';
 import { SqliteReservations } from './sqlite-reservations.js';
 import {
   IdempotencyKeyTaken,
@@ -42,24 +43,6 @@ import {
   FIRST_PAGES,
   knownTotal,
 } from './store.js';
-
-interface TaskRow {
-  id: number;
-  title: string;
-  description: string;
-  required_skills: string;
-  status: TaskStatus;
-  assignee: string | null;
-  created_by: string;
-  result: string | null;
-  claim_id: number | null;
-  lease_expires_at: string | null;
-  created_at: string;
-  updated_at: string;
-  priority: number;
-  blocker_count: number;
-  cancelled_blocker_count: number;
-}
 
 const SUMMARY_COLUMNS = 'id, title, required_skills, status, assignee, created_by, claim_id, lease_expires_at, created_at, updated_at, priority';
 

@@ -1,46 +1,25 @@
 // Dependencies on PostgreSQL: the edges, the blocker counts kept on each task, and the graph facts the rules judge.
 // Same queries as SQLite's sqlite-dependencies.ts; every write runs inside the caller's transaction.
-import { PRIORITIES, type TaskStatus } from 'roundtable-shared';
-import type { TaskGraph } from '../sqlite-dependencies.js';
+import type { TaskStatus } from 'roundtable-shared';
+import { withGraph, type EdgeWithStatus, type GraphColumns, type TaskGraph } from '../task-rows.js';
 import type { DependencyEdge, DependencyFacts } from '../store.js';
 import type { Db, Tx } from './connection.js';
 
 /** Edge changes take this advisory lock, so two edits cannot each add half of a cycle (SQLite has one writer anyway). */
 const GRAPH_LOCK = 7_316_002;
 
-interface GraphColumns {
-  readonly id: number;
-  readonly priority: number;
-  readonly blocker_count?: number;
-  readonly cancelled_blocker_count?: number;
-}
-
 const RECOUNT = `blocker_count = (SELECT COUNT(*) FROM task_dependencies d JOIN tasks b ON b.id = d.depends_on WHERE d.task_id = tasks.id AND b.status != 'done'),
   cancelled_blocker_count = (SELECT COUNT(*) FROM task_dependencies d JOIN tasks b ON b.id = d.depends_on WHERE d.task_id = tasks.id AND b.status = 'cancelled')`;
 
 /** Rows with their priority's name and their edges, without the store's own counts. */
 export async function attachGraph<R extends GraphColumns>(db: Db, rows: readonly R[]): Promise<Array<Omit<R, 'priority' | 'blocker_count' | 'cancelled_blocker_count'> & TaskGraph>> {
-  const edges = new Map<number, Array<{ depends_on: number; status: TaskStatus }>>();
-  if (rows.length > 0) {
-    const found = await db<Array<DependencyEdge & { status: TaskStatus }>>`
-      SELECT d.task_id, d.depends_on, b.status FROM task_dependencies d JOIN tasks b ON b.id = d.depends_on
-      WHERE d.task_id = ANY(${rows.map((r) => r.id)}::int[]) ORDER BY d.task_id, d.depends_on`;
-    for (const edge of found) {
-      const list = edges.get(edge.task_id) ?? [];
-      list.push(edge);
-      edges.set(edge.task_id, list);
-    }
-  }
-  return rows.map(({ priority, blocker_count: _b, cancelled_blocker_count: _c, ...row }) => {
-    const mine = edges.get(row.id) ?? [];
-    return {
-      ...row,
-      priority: PRIORITIES[priority] ?? 'normal',
-      depends_on: mine.map((e) => e.depends_on),
-      blocked_by: mine.filter((e) => e.status !== 'done').map((e) => e.depends_on),
-      blocked_by_cancelled: mine.filter((e) => e.status === 'cancelled').map((e) => e.depends_on),
-    };
-  });
+  const edges =
+    rows.length > 0
+      ? await db<EdgeWithStatus[]>`
+          SELECT d.task_id, d.depends_on, b.status FROM task_dependencies d JOIN tasks b ON b.id = d.depends_on
+          WHERE d.task_id = ANY(${rows.map((r) => r.id)}::int[]) ORDER BY d.task_id, d.depends_on`
+      : [];
+  return withGraph(rows, edges);
 }
 
 /**

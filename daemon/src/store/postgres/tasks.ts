@@ -3,7 +3,7 @@
 import type { Activity, Message, Review, Task, TaskStatus, TaskSummary } from 'roundtable-shared';
 import { TASK_STATUSES } from 'roundtable-shared';
 import { NotFound } from '../../errors.js';
-import { priorityRank } from '../sqlite-dependencies.js';
+import { priorityRank, type TaskRow } from '../task-rows.js';
 import {
   FIRST_PAGES,
   knownTotal,
@@ -25,24 +25,6 @@ import { recordExtras } from './audit.js';
 import type { Db, Tx } from './connection.js';
 import { attachGraph, dependentIds, graphFacts, replaceEdges, settle, unfinishedDependentIds } from './dependencies.js';
 import { endReservations } from './reservations.js';
-
-interface TaskRow {
-  id: number;
-  title: string;
-  description: string;
-  required_skills: string;
-  status: TaskStatus;
-  assignee: string | null;
-  created_by: string;
-  result: string | null;
-  claim_id: number | null;
-  lease_expires_at: string | null;
-  created_at: string;
-  updated_at: string;
-  priority: number;
-  blocker_count: number;
-  cancelled_blocker_count: number;
-}
 
 type SummaryRow = Omit<TaskRow, 'description' | 'result' | 'blocker_count' | 'cancelled_blocker_count'>;
 
