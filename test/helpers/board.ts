@@ -7,7 +7,7 @@ import { execFile, type ChildProcess } from 'node:child_process';
 import { promisify } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { createNodeFetch } from '../../bridge/src/http-transport.js';
+import { createNodeFetch } from './ca-fetch.js';
 import { createTestDatabase } from './postgres.js';
 import { spawnTracked, stopProcess } from './processes.js';
 import type { StoreKind, StoreName } from './stores.js';
