@@ -83,8 +83,12 @@ export class BoardClient {
     // wait_for_activity holds the request on purpose: allow for the wait on top of the usual timeout.
     const waitMs = name === waitForActivity.name ? (typeof args['timeout_s'] === 'number' ? args['timeout_s'] : LIMITS.waitDefaultS) * 1000 : 0;
     const timeoutMs = (options.timeoutMs ?? this.options.config.timeoutMs) + waitMs;
+    const startedAt = Date.now();
     const answer = await this.send('post', `api/v1/tools/${encodeURIComponent(name)}`, {
       json: args,
+      // A wait cut off by its daemon's death (several daemons behind a proxy) is retried on another for what is left
+      // of it: the call still ends by its own timeout_s, not timeout_s after the retry and past the deadline.
+      ...(waitMs > 0 && { retryJson: () => ({ ...args, timeout_s: Math.max(0, Math.floor((waitMs - (Date.now() - startedAt)) / 100) / 10) }) }),
       idempotencyKey,
       what: name,
       timeoutMs,
@@ -112,7 +116,15 @@ export class BoardClient {
   private async send(
     method: 'post' | 'put' | 'delete',
     path: string,
-    request: { json?: unknown; idempotencyKey?: string | undefined; what: string; timeoutMs?: number; signal?: AbortSignal },
+    request: {
+      json?: unknown;
+      /** What a retry sends instead of json, if it differs. */
+      retryJson?: () => unknown;
+      idempotencyKey?: string | undefined;
+      what: string;
+      timeoutMs?: number;
+      signal?: AbortSignal;
+    },
   ): Promise<Response> {
     const timeoutMs = request.timeoutMs ?? this.options.config.timeoutMs;
     const deadline = Date.now() + timeoutMs;
@@ -123,15 +135,16 @@ export class BoardClient {
     let tokenRefreshed = false;
     const { client, ky } = await this.http();
     const { HTTPError, TimeoutError } = ky;
-    for (;;) {
+    for (let attempt = 0; ; attempt++) {
       const remaining = deadline - Date.now();
       if (remaining <= 0) throw late();
       const supplied = await this.options.token(tokenRefreshed);
       const token = typeof supplied === 'string' ? supplied : supplied.token;
+      const json = attempt > 0 && request.retryJson ? request.retryJson() : request.json;
       try {
         return await client(path, {
           method,
-          ...(request.json !== undefined && { json: request.json }),
+          ...(json !== undefined && { json }),
           timeout: remaining,
           ...(request.signal && { signal: request.signal }),
           headers: { authorization: `Bearer ${token}`, ...(request.idempotencyKey && { 'idempotency-key': request.idempotencyKey }) },

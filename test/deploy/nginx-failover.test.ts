@@ -9,10 +9,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, mcpClient, resultJson, startDaemons, type AgentSpec, type TestBoard } from '../helpers/board.js';
 import { bridgeEnv, startBridge, type BridgeSession } from '../helpers/bridge.js';
-import { eventually, within } from '../helpers/eventually.js';
+import { eventually, sleep, within } from '../helpers/eventually.js';
 import { HOST, nginxTestsRun, resolveBoardNameHere, startNginx, type TestNginx } from '../helpers/nginx.js';
 import { connectTo, PG_SKIP_REASON } from '../helpers/postgres.js';
 
@@ -23,6 +23,7 @@ const AGENTS: AgentSpec[] = [
   { name: 'w1', role: 'worker', skills: ['load'] },
   // Waits for tasks it may claim; the load's tasks need a skill it lacks, so only the test's last task wakes it.
   { name: 'waiter', role: 'worker', skills: ['wake'] },
+  { name: 'sleeper', role: 'worker' },
 ];
 /** Successful calls each client makes before the kill, and must make after it. */
 const BEFORE_KILL = 10;
@@ -45,9 +46,15 @@ interface Call {
 
 describe.runIf(RUN)('nginx in front of three daemons: one is killed under write load', () => {
   let boards: TestBoard[] = [];
-  let nginx: TestNginx | undefined;
+  let nginx: TestNginx;
   let sdk: Client | undefined;
   const bridges: BridgeSession[] = [];
+
+  beforeAll(async () => {
+    boards = await startDaemons(3, { agents: AGENTS, label: 'failover', env: { ROUNDTABLE_ALLOWED_HOSTS: HOST, ROUNDTABLE_TRUST_PROXY: 'true' } });
+    nginx = await startNginx({ daemonPorts: boards.map((b) => b.port) });
+    resolveBoardNameHere(nginx);
+  });
 
   afterAll(async () => {
     await sdk?.close();
@@ -56,32 +63,32 @@ describe.runIf(RUN)('nginx in front of three daemons: one is killed under write 
     await Promise.all(boards.map((b) => b.stop()));
   });
 
+  const alive = () => boards.filter((b) => b.process.exitCode === null && b.process.signalCode === null);
+  const bridgeFor = async (agent: string, ...args: string[]) => {
+    const bridge = await startBridge({
+      args: ['--url', nginx.url, '--ca', nginx.cert, ...args],
+      env: bridgeEnv({ ROUNDTABLE_TOKEN: boards[0]!.tokens[agent]!, NODE_OPTIONS: `--require ${JSON.stringify(nginx.resolverPreload)}` }),
+    });
+    bridges.push(bridge);
+    return bridge;
+  };
+  /** The daemon among `candidates` on which `agent` has a wait parked (each daemon knows only its own waits). */
+  const waitingOn = async (candidates: TestBoard[], agent: string) => {
+    for (const board of candidates) {
+      const { members } = (await api(board, 'lead', 'members')).body;
+      if (members.find((m: { name: string }) => m.name === agent).waiting) return board;
+    }
+    return undefined;
+  };
+
   it('the bridge and the SDK client keep working through the others, and no acknowledged write is lost', async () => {
-    boards = await startDaemons(3, { agents: AGENTS, label: 'failover', env: { ROUNDTABLE_ALLOWED_HOSTS: HOST, ROUNDTABLE_TRUST_PROXY: 'true' } });
     const databaseUrl = boards[0]!.databaseUrl!;
-    nginx = await startNginx({ daemonPorts: boards.map((b) => b.port) });
     const proxy = nginx;
-    resolveBoardNameHere(proxy);
     sdk = await mcpClient({ url: proxy.url, tokens: boards[0]!.tokens }, 'w1', { caFile: proxy.cert });
     const sdkClient = sdk;
-    const bridgeFor = async (agent: string) => {
-      const bridge = await startBridge({
-        args: ['--url', proxy.url, '--ca', proxy.cert],
-        env: bridgeEnv({ ROUNDTABLE_TOKEN: boards[0]!.tokens[agent]!, NODE_OPTIONS: `--require ${JSON.stringify(proxy.resolverPreload)}` }),
-      });
-      bridges.push(bridge);
-      return bridge;
-    };
     const lead = await bridgeFor('lead');
     const waiter = await bridgeFor('waiter');
 
-    const waitingOn = async (candidates: TestBoard[], agent: string) => {
-      for (const board of candidates) {
-        const { members } = (await api(board, 'lead', 'members')).body;
-        if (members.find((m: { name: string }) => m.name === agent).waiting) return board;
-      }
-      return undefined;
-    };
     // A wait through the bridge, parked on one daemon: that daemon is the one to die.
     const woken = waiter.client.callTool({ name: 'wait_for_activity', arguments: { timeout_s: 45, for: ['tasks'] } }, undefined, { timeout: 120_000 });
     const victim = await eventually('the waiter to be parked on a daemon', () => waitingOn(boards, 'waiter'));
@@ -281,5 +288,24 @@ describe.runIf(RUN)('nginx in front of three daemons: one is killed under write 
       tried_again_ms_after_kill: Math.round(probedAt - killedAt),
     };
     console.info(`nginx failover: ${JSON.stringify(summary)}`);
+  });
+
+  it('a wait cut off by the death of its daemon, retried through another, still ends by its own timeout_s', async () => {
+    const timeoutS = 10;
+    // The bridge's deadline for a wait is timeout_s plus --timeout; a retry that waited the whole timeout_s again
+    // would run past it, and the agent would get an error instead of its answer.
+    const sleeper = await bridgeFor('sleeper', '--timeout', '4');
+    const startedAt = performance.now();
+    const answer = sleeper.client.callTool({ name: 'wait_for_activity', arguments: { timeout_s: timeoutS, for: ['reviews'] } }, undefined, { timeout: 60_000 });
+    const parkedOn = await eventually('the sleeper to be parked on a daemon', () => waitingOn(alive(), 'sleeper'));
+    // The daemon dies well into the wait (6 s of 10): the moment is the point of the test, not a wait for a condition.
+    await sleep(Math.max(0, startedAt + 6000 - performance.now()));
+    await parkedOn.stop('SIGKILL');
+    const result = await within('the wait to end', answer, 30_000);
+    const elapsedS = (performance.now() - startedAt) / 1000;
+    expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
+    expect(resultJson(result)).toMatchObject({ reason: 'timeout' });
+    // It ended by the wait's own timeout (a loaded machine may add a little), not timeout_s after the retry.
+    expect(elapsedS).toBeLessThan(timeoutS + 4);
   });
 });
