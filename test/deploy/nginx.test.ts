@@ -302,6 +302,9 @@ describe.runIf(RUN)('behind the shipped nginx config', () => {
     for (const directive of ['proxy_buffering off;', 'proxy_read_timeout 75s;', 'proxy_http_version 1.1;', 'client_max_body_size 1m;']) {
       expect(shipped).toContain(directive);
     }
+    // A POST already sent to a daemon is never resent to another (docs/DECISIONS.md, failover behind nginx).
+    expect(shipped).toContain('proxy_next_upstream error timeout;');
+    expect(shipped).not.toMatch(/^\s*proxy_next_upstream\b[^;]*non_idempotent/m);
   });
 
   it('sets the client address itself: a client cannot pick its own X-Real-IP / X-Forwarded-For for the /status limit', async () => {
