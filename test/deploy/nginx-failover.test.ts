@@ -224,8 +224,8 @@ describe.runIf(RUN)('nginx in front of three daemons: one is killed under write 
     // The SDK client's wait on the killed daemon came back as a 502; its next calls went through (it needs no new session:
     // /mcp is stateless).
     const cutOff = failures.filter((c) => c.who === 'sdk' && c.tool === 'wait_for_activity');
-    expect(cutOff, 'the SDK wait on the killed daemon').toHaveLength(1);
-    expect(calls.filter((c) => c.who === 'sdk' && c.tool === 'wait_for_activity' && c.ok)).toHaveLength(sdkWaits.length - 1);
+    expect(cutOff.length, 'SDK waits cut off with the killed daemon').toBeGreaterThanOrEqual(1);
+    expect(calls.filter((c) => c.who === 'sdk' && c.tool === 'wait_for_activity' && c.ok)).toHaveLength(sdkWaits.length - cutOff.length);
     const lastFailure = Math.max(...failures.map((c) => c.endedAt));
     expect(successes('sdk', lastFailure), 'SDK calls after its last failure').toBeGreaterThanOrEqual(AFTER_KILL);
 
