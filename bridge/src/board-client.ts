@@ -71,8 +71,12 @@ export class BoardClient {
     // wait_for_activity holds the request on purpose: allow for the wait on top of the usual timeout.
     const waitMs = name === waitForActivity.name ? (typeof args['timeout_s'] === 'number' ? args['timeout_s'] : LIMITS.waitDefaultS) * 1000 : 0;
     const timeoutMs = (options.timeoutMs ?? this.options.config.timeoutMs) + waitMs;
+    const startedAt = Date.now();
     const answer = await this.send('POST', `api/v1/tools/${encodeURIComponent(name)}`, {
       json: args,
+      // A wait cut off by its daemon's death (several daemons behind a proxy) is retried on another for what is left
+      // of it: the call still ends by its own timeout_s, not timeout_s after the retry and past the deadline.
+      ...(waitMs > 0 && { retryJson: () => ({ ...args, timeout_s: Math.max(0, Math.floor((waitMs - (Date.now() - startedAt)) / 100) / 10) }) }),
       idempotencyKey,
       what: name,
       timeoutMs,
@@ -99,7 +103,15 @@ export class BoardClient {
   private async send(
     method: Exchange['method'],
     path: string,
-    request: { json?: unknown; idempotencyKey?: string | undefined; what: string; timeoutMs?: number; signal?: AbortSignal },
+    request: {
+      json?: unknown;
+      /** What a retry sends instead of json, if it differs. */
+      retryJson?: () => unknown;
+      idempotencyKey?: string | undefined;
+      what: string;
+      timeoutMs?: number;
+      signal?: AbortSignal;
+    },
   ): Promise<Answer> {
     const timeoutMs = request.timeoutMs ?? this.options.config.timeoutMs;
     const deadline = Date.now() + timeoutMs;
@@ -108,7 +120,7 @@ export class BoardClient {
     const delays = this.options.reconnectDelaysMs ?? RECONNECT_DELAYS_MS;
     let rateLimitWaited = false;
     let tokenRefreshed = false;
-    for (;;) {
+    for (let attempt = 0; ; attempt++) {
       const remaining = deadline - Date.now();
       if (remaining <= 0) throw late();
       const supplied = await this.options.token(tokenRefreshed);
@@ -118,7 +130,7 @@ export class BoardClient {
         answer = await this.exchange({
           method,
           path,
-          json: request.json,
+          json: attempt > 0 && request.retryJson ? request.retryJson() : request.json,
           timeoutMs: remaining,
           ...(request.signal && { signal: request.signal }),
           headers: { authorization: `Bearer ${token}`, ...(request.idempotencyKey && { 'idempotency-key': request.idempotencyKey }) },
