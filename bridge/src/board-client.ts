@@ -147,9 +147,13 @@ export class BoardClient {
       }
       const { status } = answer;
       if (status >= 200 && status < 300) return answer;
-      if (GATEWAY_STATUSES.has(status) && reconnects < delays.length) {
-        await pause(delays[reconnects++]!, deadline);
-        continue;
+      if (GATEWAY_STATUSES.has(status)) {
+        if (reconnects < delays.length) {
+          await pause(delays[reconnects++]!, deadline);
+          continue;
+        }
+        // A proxy's own page (nginx's is HTML) after every retry: nothing behind it answers.
+        if (!isBoardError(answer)) throw new DaemonUnreachable(this.options.config.baseUrl, `the proxy in front of it answered HTTP ${status}`);
       }
       if (status >= 300 && status < 400) {
         // node:http follows no redirects (fetch did); a board never sends one, a proxy in front might.
@@ -200,6 +204,15 @@ function jsonOf(answer: Answer, what: string): unknown {
     return JSON.parse(answer.text);
   } catch {
     throw new BadResponse(`the server answered ${what} with HTTP ${answer.status} but no JSON body`);
+  }
+}
+
+function isBoardError(answer: Answer): boolean {
+  try {
+    errorBodyOf(answer);
+    return true;
+  } catch {
+    return false;
   }
 }
 

@@ -220,6 +220,25 @@ describe('rate limits and timeouts (stand-in servers on loopback)', () => {
     }
   });
 
+  it('a proxy whose daemons are all down (502 page after every retry) is reported as unreachable, naming the proxy', async () => {
+    let asked = 0;
+    const standIn = await standInServer((_req, res) => {
+      asked++;
+      res.writeHead(502, { 'content-type': 'text/html' });
+      res.end('<html><center><h1>502 Bad Gateway</h1></center></html>');
+    });
+    const bridge = await startBridge({ args: ['--url', standIn.url], env: bridgeEnv({ ROUNDTABLE_TOKEN: token() }) });
+    try {
+      const result = await bridge.client.callTool({ name: 'whoami', arguments: {} });
+      expect(body(result).error).toMatchObject({ code: 'daemon_unreachable', source: 'bridge' });
+      expect(body(result).error.message).toContain('the proxy in front of it answered HTTP 502');
+      expect(asked).toBe(4);
+    } finally {
+      await bridge.close();
+      await standIn.close();
+    }
+  });
+
   it('a proxy error page is reported as a bad response, not as a board error', async () => {
     const standIn = await standInServer((_req, res) => {
       res.writeHead(500, { 'content-type': 'text/html' });
