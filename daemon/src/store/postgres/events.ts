@@ -1,7 +1,7 @@
 // Board events across daemons: each event is delivered here at once, as in one process, and sent to the other daemons
 // on the same database with NOTIFY; each daemon LISTENs and delivers what the others sent. Payloads are ids, names and
-// states only (events.ts), well under PostgreSQL's 8000-byte limit.
-import { randomUUID } from 'node:crypto';
+// states only (events.ts), well under PostgreSQL's 8000-byte limit. What is sent while the listening connection is
+// down is not kept for it, so after it reconnects every local waiter and live page is told to read the board again.
 import type postgres from 'postgres';
 import { LocalEventBus, type BoardEvent, type BoardEventListener, type EventBus } from '../../events.js';
 import { log } from '../../log.js';
@@ -18,15 +18,28 @@ interface Envelope {
 
 export class PostgresEventBus implements EventBus {
   private readonly local = new LocalEventBus();
-  private readonly daemonId = randomUUID();
   private listening: postgres.ListenMeta | undefined;
 
-  private constructor(private readonly sql: postgres.Sql) {}
+  private constructor(
+    private readonly sql: postgres.Sql,
+    private readonly daemonId: string,
+  ) {}
 
-  /** Starts listening before it returns, so nothing another daemon publishes after start-up is missed. */
-  static async start(sql: postgres.Sql): Promise<PostgresEventBus> {
-    const bus = new PostgresEventBus(sql);
-    bus.listening = await sql.listen(CHANNEL, (payload) => bus.received(payload));
+  /**
+   * Starts listening before it returns, so nothing another daemon publishes after start-up is missed. The driver
+   * re-establishes a dropped listening connection by itself and calls back each time it listens again: a `resync`.
+   */
+  static async start(sql: postgres.Sql, daemonId: string): Promise<PostgresEventBus> {
+    const bus = new PostgresEventBus(sql, daemonId);
+    let listened = false;
+    bus.listening = await sql.listen(
+      CHANNEL,
+      (payload) => bus.received(payload),
+      () => {
+        if (listened) bus.resync();
+        listened = true;
+      },
+    );
     return bus;
   }
 
@@ -44,6 +57,11 @@ export class PostgresEventBus implements EventBus {
 
   subscribe(listener: BoardEventListener): () => void {
     return this.local.subscribe(listener);
+  }
+
+  private resync(): void {
+    log.warn('the database listener reconnected; events sent meanwhile are lost, so waiters and live pages look again');
+    this.local.publish({ type: 'resync' });
   }
 
   private received(payload: string): void {
