@@ -44,6 +44,9 @@ export interface TcpRelay {
   /** New connections are accepted but not passed on (their bytes wait) until release(). */
   hold(): void;
   release(): void;
+  /** Stops listening, so new connections are refused (ECONNREFUSED) until accept(); open ones carry on. */
+  refuse(): void;
+  accept(): Promise<void>;
   /** The local ports of the relay's connections to the target: how the target (e.g. pg_stat_activity) sees them. */
   upstreamPorts(): number[];
   close(): Promise<void>;
@@ -77,19 +80,23 @@ export async function tcpRelay(targetPort: number): Promise<TcpRelay> {
     else pass(client);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as { port: number }).port;
   return {
-    port: (server.address() as { port: number }).port,
+    port,
     hold: () => void (held ??= []),
     release() {
       const waiting = held ?? [];
       held = undefined;
       for (const go of waiting) go();
     },
+    refuse: () => void server.close(),
+    accept: () => new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve)),
     upstreamPorts: () => [...upstreams].map((s) => s.localPort).filter((p): p is number => p !== undefined),
     close: () =>
       new Promise<void>((resolve) => {
         for (const socket of sockets) socket.destroy();
-        server.close(() => resolve());
+        if (server.listening) server.close(() => resolve());
+        else resolve();
       }),
   };
 }

@@ -9,6 +9,8 @@ import { log } from '../../log.js';
 const CHANNEL = 'roundtable_events';
 /** NOTIFY refuses payloads of 8000 bytes or more. */
 const MAX_PAYLOAD = 7900;
+/** Reconnection callbacks this close together make one resync. */
+const RESYNC_SETTLE_MS = 20;
 
 interface Envelope {
   /** The daemon that published it: it delivered the event already and skips its own notification. */
@@ -19,6 +21,7 @@ interface Envelope {
 export class PostgresEventBus implements EventBus {
   private readonly local = new LocalEventBus();
   private listening: postgres.ListenMeta | undefined;
+  private resyncing: NodeJS.Timeout | undefined;
 
   private constructor(
     private readonly sql: postgres.Sql,
@@ -59,9 +62,17 @@ export class PostgresEventBus implements EventBus {
     return this.local.subscribe(listener);
   }
 
+  /**
+   * After an outage the driver calls back once per failed attempt to reconnect, all at once when one succeeds:
+   * those callbacks make one resync.
+   */
   private resync(): void {
-    log.warn('the database listener reconnected; events sent meanwhile are lost, so waiters and live pages look again');
-    this.local.publish({ type: 'resync' });
+    if (this.resyncing) return;
+    this.resyncing = setTimeout(() => {
+      this.resyncing = undefined;
+      log.warn('the database listener reconnected; events sent meanwhile are lost, so waiters and live pages look again');
+      this.local.publish({ type: 'resync' });
+    }, RESYNC_SETTLE_MS);
   }
 
   private received(payload: string): void {
@@ -76,6 +87,7 @@ export class PostgresEventBus implements EventBus {
   }
 
   async close(): Promise<void> {
+    clearTimeout(this.resyncing);
     await this.listening?.unlisten().catch(() => {});
   }
 }
