@@ -23,7 +23,12 @@ export type BoardEvent =
     }
   | { readonly type: 'task_message'; readonly task_id: number; readonly author: string }
   | { readonly type: 'room'; readonly message_id: number; readonly from: string; readonly to: 'all' | readonly string[] }
-  | { readonly type: 'presence'; readonly agent: string };
+  | { readonly type: 'presence'; readonly agent: string }
+  /**
+   * This daemon may have missed events (several daemons: its database listener reconnected, and what was sent
+   * meanwhile is gone): whoever waits or watches reads the board again. Delivered in this process only.
+   */
+  | { readonly type: 'resync' };
 
 export type BoardEventListener = (event: BoardEvent) => void;
 

@@ -98,7 +98,8 @@ export async function startBoard(config: Config): Promise<RunningBoard> {
   const events = opened.shared?.events ?? new LocalEventBus();
   const leases = new Leases({ store, events, ttlMs: config.leaseTtlMs });
   const deps = { store, agents: registry.directory, boardName: config.boardName, events, leases };
-  const presence = new Presence(deps);
+  // Several daemons: who waits where is shared through the database too (members through any daemon shows it).
+  const presence = new Presence(deps, opened.shared?.waiting);
   // A removed or rotated token ends its parked waits at once, with a 401, rather than answering counts later.
   registry.onRevoked((names) => presence.waiters.revoke(names));
   const board = new Board(deps);

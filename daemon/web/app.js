@@ -691,6 +691,11 @@ function connect() {
   events.addEventListener('task_message', onBoardEvent);
   events.addEventListener('room', () => scheduleState());
   events.addEventListener('presence', () => scheduleState());
+  // The daemon may have missed events (its database listener reconnected): read everything again.
+  events.addEventListener('resync', () => {
+    scheduleState();
+    if (view.openTaskId !== null) scheduleDetail();
+  });
   events.addEventListener('error', () => {
     if (view.events !== events) return;
     if (events.readyState === EventSource.CONNECTING) {

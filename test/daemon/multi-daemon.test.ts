@@ -53,7 +53,7 @@ describe.skipIf(PG_SKIP_REASON)(`three daemons on one PostgreSQL database${PG_SK
     for (let trial = 0; trial < 5; trial++) {
       const waiterOn = daemon(trial);
       const woken = api(waiterOn, 'w1', 'wait_for_activity', { timeout_s: 20, for: ['tasks'] }).then((a) => ({ ...a, at: performance.now() }));
-      // Asked of the waiter's own daemon: who is parked where is each daemon's own knowledge (docs/DECISIONS.md).
+      // Asked of the waiter's own daemon, which knows at once (the others within a write: multi-daemon-waiting.test.ts).
       await eventually('w1 to be waiting', async () => (await api(waiterOn, 'lead', 'members')).body.members.find((m: { name: string }) => m.name === 'w1').waiting);
       const created = await api(daemon(trial + 1), 'lead', 'create_task', { title: `wake ${trial}` });
       const createdAt = performance.now();

@@ -1,6 +1,7 @@
-// Loopback networking helpers for tests: free ports and small stand-in HTTP servers.
+// Loopback networking helpers for tests: free ports, small stand-in HTTP servers, and a TCP relay that can hold new
+// connections back.
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { createServer as createNetServer } from 'node:net';
+import { connect, createServer as createNetServer, type Socket } from 'node:net';
 
 export async function freePort(): Promise<number> {
   const server = createNetServer();
@@ -36,4 +37,66 @@ export async function readBody(req: IncomingMessage): Promise<string> {
   let text = '';
   for await (const chunk of req) text += (chunk as Buffer).toString();
   return text;
+}
+
+export interface TcpRelay {
+  readonly port: number;
+  /** New connections are accepted but not passed on (their bytes wait) until release(). */
+  hold(): void;
+  release(): void;
+  /** Stops listening, so new connections are refused (ECONNREFUSED) until accept(); open ones carry on. */
+  refuse(): void;
+  accept(): Promise<void>;
+  /** The local ports of the relay's connections to the target: how the target (e.g. pg_stat_activity) sees them. */
+  upstreamPorts(): number[];
+  close(): Promise<void>;
+}
+
+/** A TCP relay on loopback to `targetPort`, so a test can tell one client's connections apart and delay its reconnects. */
+export async function tcpRelay(targetPort: number): Promise<TcpRelay> {
+  const upstreams = new Set<Socket>();
+  const sockets = new Set<Socket>();
+  let held: Array<() => void> | undefined;
+  const pass = (client: Socket) => {
+    if (client.destroyed) return;
+    const upstream = connect({ host: '127.0.0.1', port: targetPort });
+    upstreams.add(upstream);
+    sockets.add(upstream);
+    client.pipe(upstream);
+    upstream.pipe(client);
+    const end = () => {
+      upstreams.delete(upstream);
+      sockets.delete(upstream);
+      upstream.destroy();
+      client.destroy();
+    };
+    upstream.on('error', end).on('close', end);
+    client.on('error', end).on('close', end);
+  };
+  const server = createNetServer((client) => {
+    sockets.add(client);
+    client.on('close', () => sockets.delete(client));
+    if (held) held.push(() => pass(client));
+    else pass(client);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as { port: number }).port;
+  return {
+    port,
+    hold: () => void (held ??= []),
+    release() {
+      const waiting = held ?? [];
+      held = undefined;
+      for (const go of waiting) go();
+    },
+    refuse: () => void server.close(),
+    accept: () => new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve)),
+    upstreamPorts: () => [...upstreams].map((s) => s.localPort).filter((p): p is number => p !== undefined),
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        if (server.listening) server.close(() => resolve());
+        else resolve();
+      }),
+  };
 }

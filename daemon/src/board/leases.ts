@@ -44,6 +44,8 @@ export class Leases {
     // A lease granted through another daemon on the same database arrives as an event: arm the timer for it too.
     this.unsubscribe = this.options.events.subscribe((event) => {
       if (event.type === 'task' && event.task.status === 'claimed' && event.task.lease_expires_at) this.granted(Date.parse(event.task.lease_expires_at));
+      // Grants sent while this daemon was not listening are lost: a sweep reads the next expiry from the database.
+      if (event.type === 'resync') void this.sweep();
     });
     await this.sweep();
   }

@@ -7,7 +7,7 @@ import type { PendingCounts, PendingQuery } from '../store/store.js';
 import { callerOf, warning, type BoardDeps, type CallContext } from './context.js';
 import { strandedScope } from './editing.js';
 import { mayClaim, missingSkills, reviewScope } from './rules.js';
-import { ActivityWaiters, type Concern } from './waiters.js';
+import { ActivityWaiters, type Concern, type SharedWaiting } from './waiters.js';
 
 export const ACTIVE_MS = 2 * 60_000;
 export const IDLE_MS = 15 * 60_000;
@@ -17,14 +17,22 @@ export class Presence {
   /** One evaluation of what waits for an agent, shared by all its waiters woken by the same event. */
   private readonly evaluating = new Map<string, Promise<PendingCounts>>();
 
-  constructor(private readonly deps: BoardDeps) {
-    this.waiters = new ActivityWaiters({ events: deps.events, concerns: (event) => this.concerned(event) });
+  /** `shared`: on several daemons (PostgreSQL), who waits on any of them; absent on one daemon, where memory is the truth. */
+  constructor(
+    private readonly deps: BoardDeps,
+    private readonly shared?: SharedWaiting,
+  ) {
+    this.waiters = new ActivityWaiters({
+      events: deps.events,
+      concerns: (event) => this.concerned(event),
+      onWaitingChanged: shared && (() => shared.waitingHere(this.waiters.agents())),
+    });
   }
 
   async members(_agent: Agent, _input: ToolInput<typeof members>): Promise<ToolOutput<typeof members>> {
     const agents = this.deps.agents().list();
     const names = agents.map((a) => a.name);
-    const [seen, held] = await Promise.all([this.deps.store.lastSeen(names), this.deps.store.holdings(names)]);
+    const [seen, held, elsewhere] = await Promise.all([this.deps.store.lastSeen(names), this.deps.store.holdings(names), this.shared?.waitingAnywhere(names)]);
     // Only the held tasks' reservations: a claim's reservations end with it, so nothing else can be shown.
     const heldIds = [...held.values()].flat().map((h) => h.id);
     const reserved = new Map(await Promise.all(heldIds.map(async (id) => [id, await this.deps.store.reservationsOf(id)] as const)));
@@ -32,8 +40,9 @@ export class Presence {
     return {
       members: agents.map((a) => {
         const lastCall = seen.get(a.name);
-        const last = Math.max(lastCall ? Date.parse(lastCall) : 0, this.waiters.lastWait(a.name) ?? 0);
-        const waiting = this.waiters.isWaiting(a.name);
+        // Parked here, or on another daemon of the board; a wait that ended left its audit row, so lastCall covers it.
+        const waiting = this.waiters.isWaiting(a.name) || elsewhere?.has(a.name) === true;
+        const last = waiting ? now : Math.max(lastCall ? Date.parse(lastCall) : 0, this.waiters.lastWait(a.name) ?? 0);
         const state: PresenceState = waiting || now - last < ACTIVE_MS ? 'active' : last > 0 && now - last < IDLE_MS ? 'idle' : 'gone';
         return {
           name: a.name,
@@ -150,6 +159,9 @@ export class Presence {
         }
         return submitter;
       }
+      case 'resync':
+        // Events may have been missed (the database listener reconnected): every waiter looks again.
+        return agents.flatMap((a) => WAIT_CATEGORIES.map((category) => about(category)(a.name)));
       default:
         return [];
     }

@@ -12,6 +12,19 @@ export interface WaitersOptions {
   readonly events: EventBus;
   /** Whom an event concerns, and how; waiters of other agents, or waiting for other things, are not woken. */
   readonly concerns: (event: BoardEvent) => Iterable<Concern>;
+  /** Called when an agent's first wait here begins or its last one ends (several daemons share who waits). */
+  readonly onWaitingChanged?: (() => void) | undefined;
+}
+
+/**
+ * Several daemons on one board: who is parked on any of them. Told this daemon's waiting agents whenever they change,
+ * it answers which agents wait anywhere. On one daemon (SQLite) there is none, and members reads memory only.
+ */
+export interface SharedWaiting {
+  /** The agents with a wait parked on this daemon now (the whole set, not a change). */
+  waitingHere(agents: readonly string[]): void;
+  /** Of these agents, those parked on any live daemon. */
+  waitingAnywhere(agents: readonly string[]): Promise<Set<string>>;
 }
 
 export interface WaitOptions {
@@ -44,14 +57,20 @@ export class ActivityWaiters {
     const { signal } = options;
     return new Promise((resolve) => {
       const set = this.waiting.get(agent) ?? new Set<Waiter>();
-      this.waiting.set(agent, set);
+      if (set.size === 0) {
+        this.waiting.set(agent, set);
+        this.options.onWaitingChanged?.();
+      }
       const waiter: Waiter = {
         about: options.about,
         finish: (how) => {
           clearTimeout(timer);
           signal?.removeEventListener('abort', onAbort);
           set.delete(waiter);
-          if (set.size === 0 && this.waiting.get(agent) === set) this.waiting.delete(agent);
+          if (set.size === 0 && this.waiting.get(agent) === set) {
+            this.waiting.delete(agent);
+            this.options.onWaitingChanged?.();
+          }
           this.lastWaitEnded.set(agent, Date.now());
           resolve(how);
         },
@@ -73,6 +92,11 @@ export class ActivityWaiters {
 
   isWaiting(agent: string): boolean {
     return this.waiting.has(agent);
+  }
+
+  /** The agents with at least one wait parked here. */
+  agents(): string[] {
+    return [...this.waiting.keys()];
   }
 
   lastWait(agent: string): number | undefined {

@@ -41,6 +41,9 @@ function pageMessage(event: BoardEvent): { type: string; data: Record<string, un
     }
     case 'presence':
       return { type: 'presence', data: { agent: event.agent } };
+    case 'resync':
+      // Events were missed (see events.ts): the page reads everything again, as after a reconnect.
+      return { type: 'resync', data: {} };
     default:
       return undefined;
   }

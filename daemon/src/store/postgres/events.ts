@@ -1,7 +1,7 @@
 // Board events across daemons: each event is delivered here at once, as in one process, and sent to the other daemons
 // on the same database with NOTIFY; each daemon LISTENs and delivers what the others sent. Payloads are ids, names and
-// states only (events.ts), well under PostgreSQL's 8000-byte limit.
-import { randomUUID } from 'node:crypto';
+// states only (events.ts), well under PostgreSQL's 8000-byte limit. What is sent while the listening connection is
+// down is not kept for it, so after it reconnects every local waiter and live page is told to read the board again.
 import type postgres from 'postgres';
 import { LocalEventBus, type BoardEvent, type BoardEventListener, type EventBus } from '../../events.js';
 import { log } from '../../log.js';
@@ -9,6 +9,8 @@ import { log } from '../../log.js';
 const CHANNEL = 'roundtable_events';
 /** NOTIFY refuses payloads of 8000 bytes or more. */
 const MAX_PAYLOAD = 7900;
+/** Reconnection callbacks this close together make one resync. */
+const RESYNC_SETTLE_MS = 20;
 
 interface Envelope {
   /** The daemon that published it: it delivered the event already and skips its own notification. */
@@ -18,15 +20,29 @@ interface Envelope {
 
 export class PostgresEventBus implements EventBus {
   private readonly local = new LocalEventBus();
-  private readonly daemonId = randomUUID();
   private listening: postgres.ListenMeta | undefined;
+  private resyncing: NodeJS.Timeout | undefined;
 
-  private constructor(private readonly sql: postgres.Sql) {}
+  private constructor(
+    private readonly sql: postgres.Sql,
+    private readonly daemonId: string,
+  ) {}
 
-  /** Starts listening before it returns, so nothing another daemon publishes after start-up is missed. */
-  static async start(sql: postgres.Sql): Promise<PostgresEventBus> {
-    const bus = new PostgresEventBus(sql);
-    bus.listening = await sql.listen(CHANNEL, (payload) => bus.received(payload));
+  /**
+   * Starts listening before it returns, so nothing another daemon publishes after start-up is missed. The driver
+   * re-establishes a dropped listening connection by itself and calls back each time it listens again: a `resync`.
+   */
+  static async start(sql: postgres.Sql, daemonId: string): Promise<PostgresEventBus> {
+    const bus = new PostgresEventBus(sql, daemonId);
+    let listened = false;
+    bus.listening = await sql.listen(
+      CHANNEL,
+      (payload) => bus.received(payload),
+      () => {
+        if (listened) bus.resync();
+        listened = true;
+      },
+    );
     return bus;
   }
 
@@ -46,6 +62,19 @@ export class PostgresEventBus implements EventBus {
     return this.local.subscribe(listener);
   }
 
+  /**
+   * After an outage the driver calls back once per failed attempt to reconnect, all at once when one succeeds:
+   * those callbacks make one resync.
+   */
+  private resync(): void {
+    if (this.resyncing) return;
+    this.resyncing = setTimeout(() => {
+      this.resyncing = undefined;
+      log.warn('the database listener reconnected; events sent meanwhile are lost, so waiters and live pages look again');
+      this.local.publish({ type: 'resync' });
+    }, RESYNC_SETTLE_MS);
+  }
+
   private received(payload: string): void {
     let envelope: Envelope;
     try {
@@ -58,6 +87,7 @@ export class PostgresEventBus implements EventBus {
   }
 
   async close(): Promise<void> {
+    clearTimeout(this.resyncing);
     await this.listening?.unlisten().catch(() => {});
   }
 }

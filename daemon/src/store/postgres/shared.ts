@@ -1,26 +1,38 @@
-// What several daemons on one PostgreSQL board share besides the board itself: events, rate limits and web sessions.
+// What several daemons on one PostgreSQL board share besides the board itself: events, rate limits, web sessions and
+// who is parked waiting on which daemon.
+import { randomUUID } from 'node:crypto';
 import type postgres from 'postgres';
+import type { SharedWaiting } from '../../board/waiters.js';
 import type { EventBus } from '../../events.js';
 import type { RateLimit } from '../../rate-limit.js';
 import type { SharedSessions } from '../../web/sessions.js';
 import { PostgresEventBus } from './events.js';
 import { PostgresRateLimiter } from './rate-limit.js';
 import { PostgresSessions } from './sessions.js';
+import { PostgresWaiting } from './waiting.js';
 
 export interface SharedState {
   readonly events: EventBus;
   /** The tool-call budget per agent, one for the whole board. */
   toolCallLimit(perMinute: number): RateLimit;
   readonly sessions: SharedSessions;
+  readonly waiting: SharedWaiting;
   close(): Promise<void>;
 }
 
 export async function startSharedState(sql: postgres.Sql): Promise<SharedState> {
-  const events = await PostgresEventBus.start(sql);
+  // This daemon among the others: its own notifications are skipped, its waiting rows are its own.
+  const daemonId = randomUUID();
+  const events = await PostgresEventBus.start(sql, daemonId);
+  const waiting = new PostgresWaiting(sql, daemonId, events);
   return {
     events,
     toolCallLimit: (perMinute) => new PostgresRateLimiter(sql, { perMinute, namespace: 'tools' }),
     sessions: new PostgresSessions(sql),
-    close: () => events.close(),
+    waiting,
+    async close() {
+      await waiting.close().catch(() => {});
+      await events.close();
+    },
   };
 }
