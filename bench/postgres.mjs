@@ -9,6 +9,8 @@ import Database from 'better-sqlite3';
 import postgres from 'postgres';
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+/** The commit before PostgreSQL transitions went from ten round trips to five (daemon/src/store/postgres/tasks.ts). */
+const PG_BASELINE_REV = '3e0fcb1';
 const ADMIN_URL = process.env.ROUNDTABLE_BENCH_PG_URL ?? process.env.ROUNDTABLE_TEST_PG_URL;
 
 function postTool(agent, port, token, tool, args) {
@@ -113,28 +115,34 @@ export async function benchPgClaims(h, { concurrency, seed, warmupMs, measureMs 
     ['store', 'daemons', 'claims/s', 'errors'],
   );
   const rows = {};
+  // The PostgreSQL store before a transition became five round trips (it was ten), built from git in this run.
+  const baseline = h.buildDaemonAt(PG_BASELINE_REV, dir, 'pg-baseline');
   const configs = [
     { label: 'SQLite (WAL, synchronous=FULL)', daemons: 1, pg: false },
     { label: 'PostgreSQL', daemons: 1, pg: true },
     { label: 'PostgreSQL', daemons: 2, pg: true },
     { label: 'PostgreSQL', daemons: 3, pg: true },
+    { label: `PostgreSQL, before five-round-trip transitions (git ${PG_BASELINE_REV})`, daemons: 3, pg: true, bin: baseline.bin, key: 'pg3before' },
   ];
   for (const config of configs) {
     const board = config.pg ? { url: await createDatabase(`claims${config.daemons}`) } : { path: join(dir, 'claims.db') };
     const env = config.pg ? { ROUNDTABLE_DATABASE_URL: board.url } : {};
+    const options = { env, ...(config.bin && { bin: config.bin }) };
     const daemons = [];
     try {
-      daemons.push(await h.startDaemon(board.path ?? join(dir, 'unused.db'), agentsPath, undefined, { env }));
+      daemons.push(await h.startDaemon(board.path ?? join(dir, 'unused.db'), agentsPath, undefined, options));
       await seedOpenTasks(board, seed);
-      for (let i = 1; i < config.daemons; i++) daemons.push(await h.startDaemon(join(dir, `unused${i}.db`), agentsPath, undefined, { env }));
+      for (let i = 1; i < config.daemons; i++) daemons.push(await h.startDaemon(join(dir, `unused${i}.db`), agentsPath, undefined, options));
       const result = await claimLoad(daemons, tokens, { concurrency, warmupMs, measureMs });
-      rows[`${config.pg ? 'pg' : 'sqlite'}${config.daemons}`] = result.rps;
+      rows[config.key ?? `${config.pg ? 'pg' : 'sqlite'}${config.daemons}`] = result.rps;
       h.report.row('pg_claims', [config.label, config.daemons, h.fmt.rps(result.rps), result.errors]);
       if (result.errors) h.report.note(`pg_claims ${config.label} x${config.daemons}: ${result.errors} errors, first: ${result.firstError}`);
     } finally {
       for (const d of daemons) await h.stopServer(d);
     }
   }
+  baseline.remove();
+  h.report.note(`pg_claims: three daemons on PostgreSQL gave ${h.fmt.ratio(rows.pg3 / rows.pg3before)} the claims/s of the same three before five-round-trip transitions`);
   h.report.target(
     'three daemons on PostgreSQL sustain more durable claims/s than one daemon on SQLite (synchronous=FULL)',
     `${h.fmt.rps(rows.pg3)} vs ${h.fmt.rps(rows.sqlite1)} claims/s`,

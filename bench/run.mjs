@@ -42,6 +42,7 @@ import { benchCpuPerCall, benchDurableWrites, benchGetTask10, benchLoneWrite, be
 import {
   CONFIG,
   MIGRATIONS,
+  buildDaemonAt,
   ROOT,
   TARGETS,
   cleanupSync,
@@ -65,7 +66,7 @@ import { benchScale } from './scale.mjs';
 import { benchToolList } from './tool-list.mjs';
 import { benchPgClaims, benchPgWake } from './postgres.mjs';
 
-const liveHelpers = () => ({ report, makeTempDir, writeAgents, startDaemon, stopServer, percentiles, fmt, TARGETS, ROOT, seedTasks: seedListBoard });
+const liveHelpers = () => ({ report, makeTempDir, writeAgents, startDaemon, stopServer, percentiles, fmt, TARGETS, ROOT, seedTasks: seedListBoard, buildDaemonAt });
 
 const SECTIONS = [
   { file: 'daemon', name: 'get_task', run: benchGetTask },
