@@ -1,5 +1,5 @@
 // Dependencies on PostgreSQL: the edges, the blocker counts kept on each task, and the graph facts the rules judge.
-// Same queries as SQLite's sqlite-dependencies.ts; every write runs inside the caller's transaction.
+// Same queries as SQLite's sqlite/dependencies.ts; every write runs inside the caller's transaction.
 import type { TaskStatus } from 'roundtable-shared';
 import { withGraph, type EdgeWithStatus, type GraphColumns, type TaskGraph } from '../task-rows.js';
 import type { DependencyEdge, DependencyFacts } from '../store.js';

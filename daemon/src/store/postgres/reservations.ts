@@ -1,4 +1,4 @@
-// Path reservations on PostgreSQL: the same lookups as SQLite's sqlite-reservations.ts. Changes in one scope are
+// Path reservations on PostgreSQL: the same lookups as SQLite's sqlite/reservations.ts. Changes in one scope are
 // serialized by an advisory lock on the scope, so two claims cannot both take overlapping exclusive paths.
 import type { Reservation, Task, TaskStatus } from 'roundtable-shared';
 import type { DecideReservation, NewReservation, ReservationLookup, WriteExtras } from '../store.js';

@@ -1,7 +1,7 @@
 // The SQLite statements for path reservations, prepared once; SqliteStore runs them inside its own transactions.
 import type Database from 'better-sqlite3';
 import type { Reservation } from 'roundtable-shared';
-import type { NewReservation, ReservationLookup } from './store.js';
+import type { NewReservation, ReservationLookup } from '../store.js';
 
 interface ReservationRow {
   id: number;

@@ -2,13 +2,13 @@
 import { closeSync, openSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { LIMITS, TASK_STATUSES, type Activity, type Message, type Reservation, type Review, type Task, type TaskStatus, type TaskSummary } from 'roundtable-shared';
-import { NotFound } from '../errors.js';
-import { log } from '../log.js';
+import { NotFound } from '../../errors.js';
+import { log } from '../../log.js';
 import { GroupCommit } from './group-commit.js';
-import { migrate } from './migrate.js';
-import { SqliteDependencies } from './sqlite-dependencies.js';
-import { priorityRank, type TaskRow } from './task-rows.js';
-import { SqliteReservations } from './sqlite-reservations.js';
+import { migrate } from '../migrate.js';
+import { SqliteDependencies } from './dependencies.js';
+import { priorityRank, type TaskRow } from '../task-rows.js';
+import { SqliteReservations } from './reservations.js';
 import {
   IdempotencyKeyTaken,
   type AuditRow,
@@ -42,7 +42,7 @@ import {
   type TaskQuery,
   FIRST_PAGES,
   knownTotal,
-} from './store.js';
+} from '../store.js';
 
 const SUMMARY_COLUMNS = 'id, title, required_skills, status, assignee, created_by, claim_id, lease_expires_at, created_at, updated_at, priority';
 

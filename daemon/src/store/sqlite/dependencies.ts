@@ -2,8 +2,8 @@
 // Every method runs inside the caller's transaction; the counts are recounted from the edges, so they cannot drift.
 import type Database from 'better-sqlite3';
 import type { TaskStatus } from 'roundtable-shared';
-import type { DependencyEdge, DependencyFacts } from './store.js';
-import { withGraph, type EdgeWithStatus, type GraphColumns, type TaskGraph } from './task-rows.js';
+import type { DependencyEdge, DependencyFacts } from '../store.js';
+import { withGraph, type EdgeWithStatus, type GraphColumns, type TaskGraph } from '../task-rows.js';
 
 export class SqliteDependencies {
   private readonly stmt;
