@@ -5,7 +5,7 @@ import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:pat
 import Database from 'better-sqlite3';
 import { daemonUsing } from './db-lock.js';
 import { CODE_SCHEMA_VERSION } from './store/migrate.js';
-import { createPrivately } from './store/sqlite/index.js';
+import { createPrivately } from './store/sqlite/connection.js';
 
 export const BACKUP_NAME = /^roundtable-\d{8}T\d{6}Z(-\d+)?\.db$/;
 

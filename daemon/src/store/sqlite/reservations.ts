@@ -1,7 +1,10 @@
-// The SQLite statements for path reservations, prepared once; SqliteStore runs them inside its own transactions.
+// Path reservations on SQLite: the same lookups as PostgreSQL's postgres/reservations.ts, as statements prepared once.
+// Changes run inside the store's group commit, which has the one write lock: overlapping exclusive claims cannot race.
 import type Database from 'better-sqlite3';
-import type { Reservation } from 'roundtable-shared';
-import type { NewReservation, ReservationLookup } from '../store.js';
+import type { Reservation, Task, TaskStatus } from 'roundtable-shared';
+import type { DecideReservation, NewReservation, ReservationLookup, WriteExtras } from '../store.js';
+import type { SqliteActivity } from './activity.js';
+import type { SqliteAudit } from './audit.js';
 
 interface ReservationRow {
   id: number;
@@ -29,7 +32,11 @@ function pastPrefix(prefix: string): string {
 export class SqliteReservations {
   private readonly stmt;
 
-  constructor(db: Database.Database) {
+  constructor(
+    db: Database.Database,
+    private readonly activity: SqliteActivity,
+    private readonly audit: SqliteAudit,
+  ) {
     this.stmt = {
       insert: db.prepare(
         `INSERT INTO reservations (task_id, claim_id, agent, scope, pattern, prefix, exclusive, reason, created_at)
@@ -81,7 +88,7 @@ export class SqliteReservations {
     return (this.stmt.page.all(scope, afterId, limit) as ReservationRow[]).map(toReservation);
   }
 
-  add(row: { taskId: number; claimId: number; agent: string; scope: string; at: string } & NewReservation): void {
+  private add(row: { taskId: number; claimId: number; agent: string; scope: string; at: string } & NewReservation): void {
     this.stmt.insert.run({
       task_id: row.taskId,
       claim_id: row.claimId,
@@ -95,12 +102,42 @@ export class SqliteReservations {
     });
   }
 
-  remove(id: number, claimId: number): number {
-    return this.stmt.deleteOne.run(id, claimId).changes;
+  /** Adds or removes reservations on the task's current claim as the rule decides, with a history row. */
+  changeReservations(task: Task, lookup: ReservationLookup | undefined, decide: DecideReservation, extras: WriteExtras<Reservation[]> | undefined): Reservation[] {
+    const own = task.claim_id === null ? [] : this.ofClaim(task.claim_id);
+    const change = decide(task, own, lookup ? this.near(lookup) : []);
+    const at = new Date().toISOString();
+    for (const id of change.remove) this.stmt.deleteOne.run(id, change.claimId);
+    for (const row of change.add) this.add({ ...row, taskId: task.id, claimId: change.claimId, agent: change.actor, scope: change.scope, at });
+    if (change.add.length === 0 && change.remove.length === 0) return this.audit.recordExtras(extras, own, task.id);
+    this.activity.insertActivity({
+      task_id: task.id,
+      agent: change.actor,
+      action: change.action,
+      from_status: task.status,
+      to_status: task.status,
+      assignee: task.assignee,
+      note: change.note,
+      claim_id: change.claimId,
+      at,
+    });
+    return this.audit.recordExtras(extras, this.ofClaim(change.claimId), task.id);
   }
 
-  /** Deletes every reservation of a claim that ended; returns how many there were. */
-  endClaim(claimId: number): number {
-    return this.stmt.deleteClaim.run(claimId).changes;
+  /** Inside a transaction that ended a claim: deletes its reservations and, if it had any, says so in the history. */
+  endReservations(ended: { taskId: number; claimId: number; status: TaskStatus; assignee: string | null; how: string; at: string }): void {
+    const count = this.stmt.deleteClaim.run(ended.claimId).changes;
+    if (count === 0) return;
+    this.activity.insertActivity({
+      task_id: ended.taskId,
+      agent: 'roundtable',
+      action: 'paths_released',
+      from_status: ended.status,
+      to_status: ended.status,
+      assignee: ended.assignee,
+      note: `${count} path reservation${count === 1 ? '' : 's'} of claim ${ended.claimId} ended with the claim (${ended.how})`,
+      claim_id: ended.claimId,
+      at: ended.at,
+    });
   }
 }
