@@ -1,6 +1,7 @@
 // Claim leases on PostgreSQL: renewal, the sweep that reopens lapsed claims, and what a stale claim id is told.
 // The sweep's update is conditional on the claim still being there and lapsed, and takes the row's lock: when several
 // daemons sweep at once, each lapse is reopened by exactly one of them.
+import { leaseExpiredRow, type LapsedClaim } from '../history-rows.js';
 import type { ClaimRecord, ExpiredLease, Holding, LeaseView } from '../store.js';
 import { insertActivity } from './activity.js';
 import type { Db, Tx } from './connection.js';
@@ -9,24 +10,14 @@ import { loadTask } from './tasks.js';
 
 export async function expireLeases(tx: Tx, at: string): Promise<ExpiredLease[]> {
   const expired: ExpiredLease[] = [];
-  const due = await tx<Array<{ id: number; assignee: string; claim_id: number; lease_expires_at: string }>>`
+  const due = await tx<LapsedClaim[]>`
     SELECT id, assignee, claim_id, lease_expires_at FROM tasks WHERE lease_expires_at <= ${at} ORDER BY lease_expires_at LIMIT 500`;
   for (const lapse of due) {
     const updated = await tx`UPDATE tasks SET status = 'open', assignee = NULL, claim_id = NULL, lease_expires_at = NULL, updated_at = ${at}
       WHERE id = ${lapse.id} AND status = 'claimed' AND claim_id = ${lapse.claim_id} AND lease_expires_at <= ${at}`;
     if (updated.count === 0) continue;
     await tx`UPDATE claims SET lapsed_at = ${lapse.lease_expires_at} WHERE id = ${lapse.claim_id}`;
-    await insertActivity(tx, {
-      task_id: lapse.id,
-      agent: 'roundtable',
-      action: 'lease_expired',
-      from_status: 'claimed',
-      to_status: 'open',
-      assignee: null,
-      note: `claim ${lapse.claim_id} by ${lapse.assignee} lapsed at ${lapse.lease_expires_at}`,
-      claim_id: lapse.claim_id,
-      at,
-    });
+    await insertActivity(tx, leaseExpiredRow(lapse, at));
     await endReservations(tx, { taskId: lapse.id, claimId: lapse.claim_id, status: 'open', assignee: null, how: 'lease_expired', at });
     expired.push({ task: await loadTask(tx, lapse.id), holder: lapse.assignee, claimId: lapse.claim_id, expiredAt: lapse.lease_expires_at });
   }

@@ -1,6 +1,7 @@
 // Path reservations on PostgreSQL: the same lookups as SQLite's sqlite/reservations.ts. Changes in one scope are
 // serialized by an advisory lock on the scope, so two claims cannot both take overlapping exclusive paths.
-import type { Reservation, Task, TaskStatus } from 'roundtable-shared';
+import type { Reservation, Task } from 'roundtable-shared';
+import { pathsReleasedRow, reservationsChangedRow, type EndedClaim } from '../history-rows.js';
 import type { DecideReservation, NewReservation, ReservationLookup, WriteExtras } from '../store.js';
 import { insertActivity } from './activity.js';
 import { recordExtras } from './audit.js';
@@ -88,36 +89,12 @@ export async function changeReservations(
   for (const id of change.remove) await tx`DELETE FROM reservations WHERE id = ${id} AND claim_id = ${change.claimId}`;
   for (const row of change.add) await add(tx, { ...row, taskId: task.id, claimId: change.claimId, agent: change.actor, scope: change.scope, at });
   if (change.add.length === 0 && change.remove.length === 0) return recordExtras(tx, extras, own, task.id);
-  await insertActivity(tx, {
-    task_id: task.id,
-    agent: change.actor,
-    action: change.action,
-    from_status: task.status,
-    to_status: task.status,
-    assignee: task.assignee,
-    note: change.note,
-    claim_id: change.claimId,
-    at,
-  });
+  await insertActivity(tx, reservationsChangedRow(task, change, at));
   return recordExtras(tx, extras, await ofClaim(tx, change.claimId), task.id);
 }
 
 /** Inside a transaction that ended a claim: deletes its reservations and, if it had any, says so in the history. */
-export async function endReservations(
-  tx: Tx,
-  ended: { taskId: number; claimId: number; status: TaskStatus; assignee: string | null; how: string; at: string },
-): Promise<void> {
+export async function endReservations(tx: Tx, ended: EndedClaim): Promise<void> {
   const count = (await tx`DELETE FROM reservations WHERE claim_id = ${ended.claimId}`).count;
-  if (count === 0) return;
-  await insertActivity(tx, {
-    task_id: ended.taskId,
-    agent: 'roundtable',
-    action: 'paths_released',
-    from_status: ended.status,
-    to_status: ended.status,
-    assignee: ended.assignee,
-    note: `${count} path reservation${count === 1 ? '' : 's'} of claim ${ended.claimId} ended with the claim (${ended.how})`,
-    claim_id: ended.claimId,
-    at: ended.at,
-  });
+  if (count > 0) await insertActivity(tx, pathsReleasedRow(ended, count));
 }

@@ -3,6 +3,7 @@
 import type { Activity, Message, Review, Task, TaskStatus, TaskSummary } from 'roundtable-shared';
 import { TASK_STATUSES } from 'roundtable-shared';
 import { NotFound } from '../../errors.js';
+import { changedRow, createdRow, editedRow } from '../history-rows.js';
 import { priorityRank, type TaskRow } from '../task-rows.js';
 import {
   FIRST_PAGES,
@@ -68,7 +69,7 @@ export async function createTask(tx: Tx, task: NewTask, extras: WriteExtras<Task
     await tx`INSERT INTO task_skills (task_id, skill) SELECT ${id}, unnest(${[...task.requiredSkills]}::text[]) ON CONFLICT DO NOTHING`;
   }
   if (dependsOn.length > 0) await replaceEdges(tx, id, dependsOn);
-  await insertActivity(tx, { task_id: id, agent: task.createdBy, action: 'created', from_status: null, to_status: 'open', assignee: task.assignee, note: null, claim_id: null, at });
+  await insertActivity(tx, createdRow(id, task, at));
   return recordExtras(tx, extras, await loadTask(tx, id), id);
 }
 
@@ -161,17 +162,7 @@ export async function transition(tx: Tx, id: number, decide: DecideChange, extra
     await tx`INSERT INTO reviews (task_id, reviewer, verdict, note, submitter, created_at)
       VALUES (${id}, ${change.actor}, ${change.review.verdict}, ${change.review.note}, ${change.review.submitter}, ${at})`;
   }
-  await insertActivity(tx, {
-    task_id: id,
-    agent: change.actor,
-    action: change.action,
-    from_status: before.status,
-    to_status: change.status,
-    assignee: change.assignee,
-    note: change.note ?? null,
-    claim_id: change.lease ? claimId : before.claim_id,
-    at,
-  });
+  await insertActivity(tx, changedRow(before, change, claimId, at));
   // Reaching done unblocks dependents; cancelled strands them. Either way they are recounted now.
   if ((change.status === 'done' || change.status === 'cancelled') && before.status !== change.status) await settle(tx, id, change.status, at);
   // A reservation belongs to its claim: when the claim ends, so does it, in this same transaction.
@@ -208,18 +199,7 @@ export async function updateTask(tx: Tx, id: number, dependsOn: readonly number[
       }
     }
     if (set.dependsOn) await replaceEdges(tx, id, set.dependsOn);
-    await insertActivity(tx, {
-      task_id: id,
-      agent: edit.actor,
-      action: 'edited',
-      from_status: before.status,
-      to_status: before.status,
-      assignee,
-      note: null,
-      claim_id: before.claim_id,
-      edit: JSON.stringify({ fields: edit.fields, old: edit.old }),
-      at,
-    });
+    await insertActivity(tx, editedRow(before, edit, assignee, at));
   }
   return recordExtras(tx, extras, await loadTask(tx, id), id);
 }

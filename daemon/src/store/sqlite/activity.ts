@@ -1,18 +1,6 @@
 // The task history (activity rows) on SQLite: written inside the transaction of the change it records.
 import type Database from 'better-sqlite3';
-
-export interface ActivityRow {
-  readonly task_id: number;
-  readonly agent: string;
-  readonly action: string;
-  readonly from_status: string | null;
-  readonly to_status: string;
-  readonly assignee: string | null;
-  readonly note: string | null;
-  readonly claim_id: number | null;
-  readonly edit?: string | null;
-  readonly at: string;
-}
+import type { ActivityRow } from '../history-rows.js';
 
 export class SqliteActivity {
   private readonly insert: Database.Statement;

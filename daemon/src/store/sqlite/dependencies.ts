@@ -4,6 +4,7 @@
 import type Database from 'better-sqlite3';
 import type { TaskStatus } from 'roundtable-shared';
 import type { DependencyEdge, DependencyFacts } from '../store.js';
+import { strandedNote } from '../history-rows.js';
 import { withGraph, type EdgeWithStatus, type GraphColumns, type TaskGraph } from '../task-rows.js';
 
 export class SqliteDependencies {
@@ -92,7 +93,7 @@ export class SqliteDependencies {
         status: dependent.status,
         assignee: dependent.assignee,
         claim_id: dependent.claim_id,
-        note: `task ${taskId}, which this task depends on, was cancelled; edit depends_on with update_task, or cancel this task`,
+        note: strandedNote(taskId),
         at,
       });
     }

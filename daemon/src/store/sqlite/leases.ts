@@ -1,6 +1,7 @@
 // Claim leases on SQLite: renewal, the sweep that reopens lapsed claims, and what a stale claim id is told.
 // The sweep's update is conditional on the claim still being there and lapsed: a second sweeper changes nothing.
 import type Database from 'better-sqlite3';
+import { leaseExpiredRow, type LapsedClaim } from '../history-rows.js';
 import type { ClaimRecord, ExpiredLease, Holding, LeaseView } from '../store.js';
 import type { SqliteActivity } from './activity.js';
 import type { SqliteReservations } from './reservations.js';
@@ -42,20 +43,10 @@ export class SqliteLeases {
 
   expireLeases(at: string): ExpiredLease[] {
     const expired: ExpiredLease[] = [];
-    for (const due of this.stmt.dueLeases.all(at) as Array<{ id: number; assignee: string; claim_id: number; lease_expires_at: string }>) {
+    for (const due of this.stmt.dueLeases.all(at) as LapsedClaim[]) {
       if (this.stmt.expireLease.run({ id: due.id, claim_id: due.claim_id, now: at, at }).changes === 0) continue;
       this.stmt.markClaimLapsed.run(due.lease_expires_at, due.claim_id);
-      this.deps.activity.insertActivity({
-        task_id: due.id,
-        agent: 'roundtable',
-        action: 'lease_expired',
-        from_status: 'claimed',
-        to_status: 'open',
-        assignee: null,
-        note: `claim ${due.claim_id} by ${due.assignee} lapsed at ${due.lease_expires_at}`,
-        claim_id: due.claim_id,
-        at,
-      });
+      this.deps.activity.insertActivity(leaseExpiredRow(due, at));
       this.deps.reservations.endReservations({ taskId: due.id, claimId: due.claim_id, status: 'open', assignee: null, how: 'lease_expired', at });
       const task = this.deps.tasks.loadTask(due.id);
       expired.push({ task, holder: due.assignee, claimId: due.claim_id, expiredAt: due.lease_expires_at });

@@ -1,7 +1,8 @@
 // Path reservations on SQLite: the same lookups as PostgreSQL's postgres/reservations.ts, as statements prepared once.
 // Changes run inside the store's group commit, which has the one write lock: overlapping exclusive claims cannot race.
 import type Database from 'better-sqlite3';
-import type { Reservation, Task, TaskStatus } from 'roundtable-shared';
+import type { Reservation, Task } from 'roundtable-shared';
+import { pathsReleasedRow, reservationsChangedRow, type EndedClaim } from '../history-rows.js';
 import type { DecideReservation, NewReservation, ReservationLookup, WriteExtras } from '../store.js';
 import type { SqliteActivity } from './activity.js';
 import type { SqliteAudit } from './audit.js';
@@ -110,34 +111,13 @@ export class SqliteReservations {
     for (const id of change.remove) this.stmt.deleteOne.run(id, change.claimId);
     for (const row of change.add) this.add({ ...row, taskId: task.id, claimId: change.claimId, agent: change.actor, scope: change.scope, at });
     if (change.add.length === 0 && change.remove.length === 0) return this.audit.recordExtras(extras, own, task.id);
-    this.activity.insertActivity({
-      task_id: task.id,
-      agent: change.actor,
-      action: change.action,
-      from_status: task.status,
-      to_status: task.status,
-      assignee: task.assignee,
-      note: change.note,
-      claim_id: change.claimId,
-      at,
-    });
+    this.activity.insertActivity(reservationsChangedRow(task, change, at));
     return this.audit.recordExtras(extras, this.ofClaim(change.claimId), task.id);
   }
 
   /** Inside a transaction that ended a claim: deletes its reservations and, if it had any, says so in the history. */
-  endReservations(ended: { taskId: number; claimId: number; status: TaskStatus; assignee: string | null; how: string; at: string }): void {
+  endReservations(ended: EndedClaim): void {
     const count = this.stmt.deleteClaim.run(ended.claimId).changes;
-    if (count === 0) return;
-    this.activity.insertActivity({
-      task_id: ended.taskId,
-      agent: 'roundtable',
-      action: 'paths_released',
-      from_status: ended.status,
-      to_status: ended.status,
-      assignee: ended.assignee,
-      note: `${count} path reservation${count === 1 ? '' : 's'} of claim ${ended.claimId} ended with the claim (${ended.how})`,
-      claim_id: ended.claimId,
-      at: ended.at,
-    });
+    if (count > 0) this.activity.insertActivity(pathsReleasedRow(ended, count));
   }
 }

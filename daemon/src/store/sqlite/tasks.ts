@@ -19,6 +19,7 @@ import {
   type TaskQuery,
   type WriteExtras,
 } from '../store.js';
+import { changedRow, createdRow, editedRow } from '../history-rows.js';
 import { priorityRank, type TaskRow } from '../task-rows.js';
 import type { SqliteActivity } from './activity.js';
 import type { SqliteAudit } from './audit.js';
@@ -117,7 +118,7 @@ export class SqliteTasks {
     const id = Number(lastInsertRowid);
     for (const skill of task.requiredSkills) this.stmt.insertSkill.run(id, skill);
     if (dependsOn.length > 0) this.graph.replaceEdges(id, dependsOn);
-    this.activity.insertActivity({ task_id: id, agent: task.createdBy, action: 'created', from_status: null, to_status: 'open', assignee: task.assignee, note: null, claim_id: null, at });
+    this.activity.insertActivity(createdRow(id, task, at));
     return this.audit.recordExtras(extras, this.loadTask(id), id);
   }
 
@@ -217,17 +218,7 @@ export class SqliteTasks {
     if (change.review) {
       this.stmt.insertReview.run(id, change.actor, change.review.verdict, change.review.note, change.review.submitter, at);
     }
-    this.activity.insertActivity({
-      task_id: id,
-      agent: change.actor,
-      action: change.action,
-      from_status: before.status,
-      to_status: change.status,
-      assignee: change.assignee,
-      note: change.note ?? null,
-      claim_id: change.lease ? claimId : before.claim_id,
-      at,
-    });
+    this.activity.insertActivity(changedRow(before, change, claimId, at));
     // Reaching done unblocks dependents; cancelled strands them. Either way they are recounted now.
     if ((change.status === 'done' || change.status === 'cancelled') && before.status !== change.status) this.graph.settle(id, change.status, at);
     // A reservation belongs to its claim: when the claim ends, so does it, in this same transaction.
@@ -266,18 +257,7 @@ export class SqliteTasks {
         for (const skill of set.requiredSkills) this.stmt.insertSkill.run(id, skill);
       }
       if (set.dependsOn) this.graph.replaceEdges(id, set.dependsOn);
-      this.activity.insertActivity({
-        task_id: id,
-        agent: edit.actor,
-        action: 'edited',
-        from_status: before.status,
-        to_status: before.status,
-        assignee,
-        note: null,
-        claim_id: before.claim_id,
-        edit: JSON.stringify({ fields: edit.fields, old: edit.old }),
-        at,
-      });
+      this.activity.insertActivity(editedRow(before, edit, assignee, at));
     }
     return this.audit.recordExtras(extras, this.loadTask(id), id);
   }
