@@ -1,20 +1,9 @@
 // The room on SQLite: messages to all or to named members, receipts, per-agent cursors, and what waits for an agent.
 import type Database from 'better-sqlite3';
+import { postedRoomMessage, recipientsColumn, toRoomMessage, type RoomRow } from '../room-rows.js';
 import type { NewRoomMessage, PendingCounts, PendingQuery, ReceiptRow, ReviewNotice, StoredRoomMessage, WriteExtras } from '../store.js';
 import type { SqliteAudit } from './audit.js';
 import type { SqliteDependencies } from './dependencies.js';
-
-interface RoomRow {
-  id: number;
-  author: string;
-  recipients: string;
-  text: string;
-  created_at: string;
-}
-
-function toRoomMessage(row: RoomRow): StoredRoomMessage {
-  return { id: row.id, from: row.author, to: row.recipients === 'all' ? 'all' : (JSON.parse(row.recipients) as string[]), text: row.text, created_at: row.created_at };
-}
 
 const now = () => new Date().toISOString();
 
@@ -69,10 +58,10 @@ export class SqliteRoom {
 
   postRoomMessage(message: NewRoomMessage, extras: WriteExtras<StoredRoomMessage> | undefined): StoredRoomMessage {
     const at = now();
-    const recipients = message.to === 'all' ? 'all' : JSON.stringify(message.to);
+    const recipients = recipientsColumn(message);
     const id = Number(this.stmt.insertRoomMessage.run(message.author, recipients, message.text, at).lastInsertRowid);
     for (const agent of message.recipients) this.stmt.insertReceipt.run(id, agent);
-    return this.audit.recordExtras(extras, { id, from: message.author, to: message.to === 'all' ? 'all' : [...message.to], text: message.text, created_at: at }, null);
+    return this.audit.recordExtras(extras, postedRoomMessage(message, id, at), null);
   }
 
   readUnread(agent: string, limit: number, extras: WriteExtras<{ messages: StoredRoomMessage[]; more: boolean }> | undefined): { messages: StoredRoomMessage[]; more: boolean } {
