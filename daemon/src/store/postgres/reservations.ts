@@ -2,25 +2,13 @@
 // serialized by an advisory lock on the scope, so two claims cannot both take overlapping exclusive paths.
 import type { Reservation, Task } from 'roundtable-shared';
 import { pathsReleasedRow, reservationsChangedRow, type EndedClaim } from '../history-rows.js';
+import { distinctReservations, nearReads, toReservation, type ReservationRow } from '../reservation-rows.js';
 import type { DecideReservation, NewReservation, ReservationLookup, WriteExtras } from '../store.js';
 import { insertActivity } from './activity.js';
 import { recordExtras } from './audit.js';
 import type { Db, Tx } from './connection.js';
 
 const COLUMNS = 'id, task_id, claim_id, agent, scope, pattern, exclusive, reason, created_at';
-
-interface ReservationRow extends Omit<Reservation, 'scope'> {
-  scope: string;
-}
-
-function toReservation(row: ReservationRow): Reservation {
-  return { ...row, scope: row.scope === '' ? null : row.scope };
-}
-
-/** The smallest string above every key that starts with `prefix` (which ends in "/"): "src/" -> "src0". */
-function pastPrefix(prefix: string): string {
-  return `${prefix.slice(0, -1)}0`;
-}
 
 async function rows(db: Db, where: string, params: unknown[]): Promise<ReservationRow[]> {
   return [...(await db.unsafe<ReservationRow[]>(`SELECT ${COLUMNS} FROM reservations WHERE ${where}`, params as never[], { prepare: true }))];
@@ -36,22 +24,12 @@ export async function ofTask(db: Db, taskId: number): Promise<Reservation[]> {
 
 /** A superset of the live reservations that may overlap a pattern with one of the lookup's keys; each once. */
 export async function near(db: Db, lookup: ReservationLookup): Promise<Reservation[]> {
-  const found = new Map<number, ReservationRow>();
-  const add = (list: ReservationRow[]) => {
-    for (const row of list) found.set(row.id, row);
-  };
-  const keys = new Set(lookup.prefixes);
-  if (keys.has('')) {
-    add(await rows(db, 'scope = $1', [lookup.scope]));
-  } else {
-    const ancestors = new Set<string>(['']);
-    for (const key of keys) {
-      for (let at = key.indexOf('/'); at !== -1; at = key.indexOf('/', at + 1)) ancestors.add(key.slice(0, at + 1));
-      add(await rows(db, 'scope = $1 AND prefix > $2 AND prefix < $3', [lookup.scope, key, pastPrefix(key)]));
-    }
-    add(await rows(db, 'scope = $1 AND prefix = ANY($2::text[])', [lookup.scope, [...ancestors]]));
-  }
-  return [...found.values()].sort((a, b) => a.id - b.id).map(toReservation);
+  const reads = nearReads(lookup);
+  if (reads.wholeScope) return distinctReservations(await rows(db, 'scope = $1', [lookup.scope]));
+  const lists: ReservationRow[][] = [];
+  for (const { from, past } of reads.under) lists.push(await rows(db, 'scope = $1 AND prefix > $2 AND prefix < $3', [lookup.scope, from, past]));
+  lists.push(await rows(db, 'scope = $1 AND prefix = ANY($2::text[])', [lookup.scope, [...reads.at]]));
+  return distinctReservations(lists.flat());
 }
 
 export async function page(db: Db, scope: string, afterId: number, limit: number): Promise<Reservation[]> {

@@ -3,32 +3,12 @@
 import type Database from 'better-sqlite3';
 import type { Reservation, Task } from 'roundtable-shared';
 import { pathsReleasedRow, reservationsChangedRow, type EndedClaim } from '../history-rows.js';
+import { distinctReservations, nearReads, toReservation, type ReservationRow } from '../reservation-rows.js';
 import type { DecideReservation, NewReservation, ReservationLookup, WriteExtras } from '../store.js';
 import type { SqliteActivity } from './activity.js';
 import type { SqliteAudit } from './audit.js';
 
-interface ReservationRow {
-  id: number;
-  task_id: number;
-  claim_id: number;
-  agent: string;
-  scope: string;
-  pattern: string;
-  exclusive: number;
-  reason: string | null;
-  created_at: string;
-}
-
 const COLUMNS = 'id, task_id, claim_id, agent, scope, pattern, exclusive, reason, created_at';
-
-function toReservation(row: ReservationRow): Reservation {
-  return { ...row, scope: row.scope === '' ? null : row.scope, exclusive: row.exclusive === 1 };
-}
-
-/** The smallest string above every key that starts with `prefix` (which ends in "/"): "src/" -> "src0". */
-function pastPrefix(prefix: string): string {
-  return `${prefix.slice(0, -1)}0`;
-}
 
 export class SqliteReservations {
   private readonly stmt;
@@ -67,22 +47,13 @@ export class SqliteReservations {
 
   /** A superset of the live reservations that may overlap a pattern with one of the lookup's keys; each once. */
   near(lookup: ReservationLookup): Reservation[] {
-    const found = new Map<number, ReservationRow>();
-    const add = (rows: unknown[]) => {
-      for (const row of rows as ReservationRow[]) found.set(row.id, row);
-    };
-    const keys = new Set(lookup.prefixes);
-    if (keys.has('')) {
-      add(this.stmt.inScope.all(lookup.scope));
-    } else {
-      const ancestors = new Set<string>(['']);
-      for (const key of keys) {
-        for (let at = key.indexOf('/'); at !== -1; at = key.indexOf('/', at + 1)) ancestors.add(key.slice(0, at + 1));
-        add(this.stmt.underPrefix.all(lookup.scope, key, pastPrefix(key)));
-      }
-      for (const key of ancestors) add(this.stmt.atPrefix.all(lookup.scope, key));
-    }
-    return [...found.values()].sort((a, b) => a.id - b.id).map(toReservation);
+    const reads = nearReads(lookup);
+    if (reads.wholeScope) return distinctReservations(this.stmt.inScope.all(lookup.scope) as ReservationRow[]);
+    const lists = [
+      ...reads.under.map(({ from, past }) => this.stmt.underPrefix.all(lookup.scope, from, past) as ReservationRow[]),
+      ...reads.at.map((key) => this.stmt.atPrefix.all(lookup.scope, key) as ReservationRow[]),
+    ];
+    return distinctReservations(lists.flat());
   }
 
   page(scope: string, afterId: number, limit: number): Reservation[] {
