@@ -11,7 +11,7 @@ import { ConfigError, loadConfig, type Config } from './config.js';
 import { AgentsFileExists, describeIssued, initAgentsFile } from './init.js';
 import { log } from './log.js';
 import { startBoard } from './server.js';
-import { SchemaTooNew } from './store/migrate.js';
+import { SchemaTooNew } from './store/migration-files.js';
 import { VERSION } from './version.js';
 import { describeDatabase } from './store/open.js';
 import { MigrationRefused } from './store/migration-refused.js';

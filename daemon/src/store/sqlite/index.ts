@@ -31,7 +31,6 @@ import type {
   TaskQuery,
   WriteExtras,
 } from '../store.js';
-import { migrate } from '../migrate.js';
 import { SqliteActivity } from './activity.js';
 import { SqliteAgents } from './agents.js';
 import { SqliteAudit } from './audit.js';
@@ -40,6 +39,7 @@ import { SqliteDependencies } from './dependencies.js';
 import { GroupCommit } from './group-commit.js';
 import { SqliteIdempotency } from './idempotency.js';
 import { SqliteLeases } from './leases.js';
+import { migrate } from './migrate.js';
 import { SqliteReservations } from './reservations.js';
 import { SqliteRoom } from './room.js';
 import { SqliteTasks } from './tasks.js';
