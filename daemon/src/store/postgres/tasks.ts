@@ -4,7 +4,7 @@ import type { Activity, Message, Review, Task, TaskStatus, TaskSummary } from 'r
 import { TASK_STATUSES } from 'roundtable-shared';
 import { NotFound } from '../../errors.js';
 import { changedRow, createdRow, editedRow } from '../history-rows.js';
-import { priorityRank, type TaskRow } from '../task-rows.js';
+import { changedFields, endedClaim, priorityRank, settlesDependents, type TaskRow } from '../task-rows.js';
 import {
   FIRST_PAGES,
   knownTotal,
@@ -149,13 +149,12 @@ export async function transition(tx: Tx, id: number, decide: DecideChange, extra
   const before = await lockTask(tx, id);
   const change = decide(before);
   const at = now();
-  let claimId: number | null = change.status === 'claimed' ? before.claim_id : null;
+  let freshClaimId: number | null = null;
   if (change.lease) {
     const [claim] = await tx<Array<{ id: number }>>`INSERT INTO claims (task_id, agent, claimed_at) VALUES (${id}, ${change.assignee!}, ${at}) RETURNING id`;
-    claimId = claim!.id;
+    freshClaimId = claim!.id;
   }
-  const leaseExpiresAt = change.lease ? change.lease.expiresAt : change.status === 'claimed' ? before.lease_expires_at : null;
-  const result = change.result === undefined ? before.result : change.result;
+  const { claimId, leaseExpiresAt, result } = changedFields(before, change, freshClaimId);
   await tx`UPDATE tasks SET status = ${change.status}, assignee = ${change.assignee}, result = ${result}, claim_id = ${claimId},
     lease_expires_at = ${leaseExpiresAt}, updated_at = ${at} WHERE id = ${id}`;
   if (change.review) {
@@ -163,12 +162,10 @@ export async function transition(tx: Tx, id: number, decide: DecideChange, extra
       VALUES (${id}, ${change.actor}, ${change.review.verdict}, ${change.review.note}, ${change.review.submitter}, ${at})`;
   }
   await insertActivity(tx, changedRow(before, change, claimId, at));
-  // Reaching done unblocks dependents; cancelled strands them. Either way they are recounted now.
-  if ((change.status === 'done' || change.status === 'cancelled') && before.status !== change.status) await settle(tx, id, change.status, at);
+  if (settlesDependents(before, change)) await settle(tx, id, change.status, at);
   // A reservation belongs to its claim: when the claim ends, so does it, in this same transaction.
-  if (before.claim_id !== null && claimId !== before.claim_id) {
-    await endReservations(tx, { taskId: id, claimId: before.claim_id, status: change.status, assignee: change.assignee, how: change.action, at });
-  }
+  const ended = endedClaim(before, change, claimId, at);
+  if (ended) await endReservations(tx, ended);
   return recordExtras(tx, extras, await loadTask(tx, id), id);
 }
 

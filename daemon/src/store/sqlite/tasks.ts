@@ -20,7 +20,7 @@ import {
   type WriteExtras,
 } from '../store.js';
 import { changedRow, createdRow, editedRow } from '../history-rows.js';
-import { priorityRank, type TaskRow } from '../task-rows.js';
+import { changedFields, endedClaim, priorityRank, settlesDependents, type TaskRow } from '../task-rows.js';
 import type { SqliteActivity } from './activity.js';
 import type { SqliteAudit } from './audit.js';
 import type { SqliteDependencies } from './dependencies.js';
@@ -204,27 +204,17 @@ export class SqliteTasks {
     const before = this.lockTask(id);
     const change = decide(before);
     const at = now();
-    // A new claim gets a fresh id and its lease; any other move out of `claimed` ends the lease.
-    const claimId = change.lease ? Number(this.stmt.insertClaim.run(id, change.assignee, at).lastInsertRowid) : change.status === 'claimed' ? before.claim_id : null;
-    this.stmt.updateTask.run({
-      id,
-      status: change.status,
-      assignee: change.assignee,
-      result: change.result === undefined ? before.result : change.result,
-      claim_id: claimId,
-      lease_expires_at: change.lease ? change.lease.expiresAt : change.status === 'claimed' ? before.lease_expires_at : null,
-      at,
-    });
+    const freshClaimId = change.lease ? Number(this.stmt.insertClaim.run(id, change.assignee, at).lastInsertRowid) : null;
+    const { claimId, leaseExpiresAt, result } = changedFields(before, change, freshClaimId);
+    this.stmt.updateTask.run({ id, status: change.status, assignee: change.assignee, result, claim_id: claimId, lease_expires_at: leaseExpiresAt, at });
     if (change.review) {
       this.stmt.insertReview.run(id, change.actor, change.review.verdict, change.review.note, change.review.submitter, at);
     }
     this.activity.insertActivity(changedRow(before, change, claimId, at));
-    // Reaching done unblocks dependents; cancelled strands them. Either way they are recounted now.
-    if ((change.status === 'done' || change.status === 'cancelled') && before.status !== change.status) this.graph.settle(id, change.status, at);
+    if (settlesDependents(before, change)) this.graph.settle(id, change.status, at);
     // A reservation belongs to its claim: when the claim ends, so does it, in this same transaction.
-    if (before.claim_id !== null && claimId !== before.claim_id) {
-      this.reservations.endReservations({ taskId: id, claimId: before.claim_id, status: change.status, assignee: change.assignee, how: change.action, at });
-    }
+    const ended = endedClaim(before, change, claimId, at);
+    if (ended) this.reservations.endReservations(ended);
     return this.audit.recordExtras(extras, this.loadTask(id), id);
   }
 
