@@ -1,6 +1,7 @@
 // Claim leases on PostgreSQL: renewal, the sweep that reopens lapsed claims, and what a stale claim id is told.
 // The sweep's update is conditional on the claim still being there and lapsed, and takes the row's lock: when several
 // daemons sweep at once, each lapse is reopened by exactly one of them.
+import { toClaimRecord, type ClaimEndRow, type ClaimRow } from '../claim-rows.js';
 import { leaseExpiredRow, type LapsedClaim } from '../history-rows.js';
 import type { ClaimRecord, ExpiredLease, Holding, LeaseView } from '../store.js';
 import { insertActivity } from './activity.js';
@@ -42,20 +43,14 @@ export async function nextLeaseExpiry(db: Db): Promise<string | null> {
 export async function findClaim(tx: Tx, taskId: number, by: { readonly claimId: number } | { readonly agent: string }): Promise<ClaimRecord | undefined> {
   const [row] =
     'claimId' in by
-      ? await tx<Array<{ id: number; agent: string; claimed_at: string; lapsed_at: string | null }>>`
+      ? await tx<ClaimRow[]>`
           SELECT id, agent, claimed_at, lapsed_at FROM claims WHERE task_id = ${taskId} AND id = ${by.claimId}`
-      : await tx<Array<{ id: number; agent: string; claimed_at: string; lapsed_at: string | null }>>`
+      : await tx<ClaimRow[]>`
           SELECT id, agent, claimed_at, lapsed_at FROM claims WHERE task_id = ${taskId} AND agent = ${by.agent} ORDER BY id DESC LIMIT 1`;
   if (!row) return undefined;
-  const [end] = await tx<Array<{ action: string; agent: string; created_at: string }>>`
+  const [end] = await tx<ClaimEndRow[]>`
     SELECT action, agent, created_at FROM activity WHERE task_id = ${taskId} AND claim_id = ${row.id} AND action != 'claimed' ORDER BY id DESC LIMIT 1`;
-  return {
-    claimId: row.id,
-    agent: row.agent,
-    claimedAt: row.claimed_at,
-    lapsedAt: row.lapsed_at,
-    ended: end ? { action: end.action, by: end.agent, at: end.created_at } : null,
-  };
+  return toClaimRecord(row, end);
 }
 
 export async function countExpiredLeasesSince(db: Db, since: string): Promise<number> {

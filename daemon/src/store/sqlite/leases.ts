@@ -1,6 +1,7 @@
 // Claim leases on SQLite: renewal, the sweep that reopens lapsed claims, and what a stale claim id is told.
 // The sweep's update is conditional on the claim still being there and lapsed: a second sweeper changes nothing.
 import type Database from 'better-sqlite3';
+import { toClaimRecord, type ClaimEndRow, type ClaimRow } from '../claim-rows.js';
 import { leaseExpiredRow, type LapsedClaim } from '../history-rows.js';
 import type { ClaimRecord, ExpiredLease, Holding, LeaseView } from '../store.js';
 import type { SqliteActivity } from './activity.js';
@@ -67,18 +68,10 @@ export class SqliteLeases {
   }
 
   findClaim(taskId: number, by: { readonly claimId: number } | { readonly agent: string }): ClaimRecord | undefined {
-    const row = ('claimId' in by ? this.stmt.claimById.get(taskId, by.claimId) : this.stmt.latestClaimBy.get(taskId, by.agent)) as
-      | { id: number; agent: string; claimed_at: string; lapsed_at: string | null }
-      | undefined;
+    const row = ('claimId' in by ? this.stmt.claimById.get(taskId, by.claimId) : this.stmt.latestClaimBy.get(taskId, by.agent)) as ClaimRow | undefined;
     if (!row) return undefined;
-    const end = this.stmt.claimEnd.get(taskId, row.id) as { action: string; agent: string; created_at: string } | undefined;
-    return {
-      claimId: row.id,
-      agent: row.agent,
-      claimedAt: row.claimed_at,
-      lapsedAt: row.lapsed_at,
-      ended: end ? { action: end.action, by: end.agent, at: end.created_at } : null,
-    };
+    const end = this.stmt.claimEnd.get(taskId, row.id) as ClaimEndRow | undefined;
+    return toClaimRecord(row, end);
   }
 
   countExpiredLeasesSince(since: string): number {
