@@ -220,6 +220,8 @@ export async function benchBridgeCalls() {
       }
 
       // The same tools and the same get_task answer on every path; children see only PATH, HOME, ROUNDTABLE_TOKEN.
+      // The bridge lists every tool until whoami tells it the role (then it sends list_changed), so whoami comes first.
+      for (const n of paths) await mcpCall(clients[n].client, 'whoami', {});
       const toolNames = {};
       for (const n of paths) toolNames[n] = (await clients[n].client.listTools()).tools.map((t) => t.name).sort().join(',');
       for (const n of paths) if (toolNames[n] !== toolNames.direct) report.note(`bridge_calls: ${n} lists other tools than /mcp: ${toolNames[n]}`);

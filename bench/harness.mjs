@@ -60,7 +60,7 @@ export const TARGETS = Object.freeze({
   maxListP50Ms: 5,
   maxBridgeStartRatio: 0.6,
   maxBridgeAddedP50Ms: 2,
-  maxBridgeRssMb: 80,
+  maxBridgeRssMb: 60,
   maxWakeP99Ms: 50,
   maxIdleWaitersMb: 50,
   maxStreamsP50Ratio: 2,

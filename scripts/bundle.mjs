@@ -6,7 +6,7 @@
 // `npm run build` and the package's `prepack` write, so the repository runs the same files the tarball ships.
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -61,6 +61,15 @@ if (!names.length || names.some((n) => !PACKAGES[n])) {
 }
 for (const name of names) await bundle(name, PACKAGES[name]);
 
+/**
+ * The tools/list entries, built here from shared/'s definitions (tsc output) and written into each bundle as a
+ * constant (shared/src/mcp.ts): converting the tools' zod schemas to JSON Schema was a tenth of the bridge's start.
+ */
+async function listedTools() {
+  const shared = await import(pathToFileURL(join(ROOT, 'shared/dist/index.js')).href);
+  return shared.buildListedTools();
+}
+
 async function bundle(name, spec) {
   const dir = join(ROOT, name);
   // Whatever the package declares as a dependency is installed beside it, so it stays an import; the rest goes in.
@@ -84,6 +93,7 @@ async function bundle(name, spec) {
     legalComments: 'none',
     logLevel: 'warning',
     plugins: spec.plugins,
+    define: { ROUNDTABLE_LISTED_TOOLS: JSON.stringify(await listedTools()) },
     metafile: true,
     write: false,
   });

@@ -1,53 +1,55 @@
-// The transport under ky: a fetch-shaped function over node:http/https with keep-alive agents.
-// Node's built-in fetch allocates several times more per request (web streams, a fetch controller), which kept
-// the bridge's resident memory far above its budget (docs/BENCHMARKS.md); ky's API and rules stay the same.
-import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+// One HTTP(S) exchange with the board over node:http/https and keep-alive agents, answered as status, headers and text.
+// The web Request/Response/Headers classes (and so fetch, and ky over it) load Node's whole fetch implementation and
+// allocate web streams per request: about 8 MB of the bridge's resident memory, for nothing a JSON API needs.
+import { Agent as HttpAgent, request as httpRequest, type OutgoingHttpHeaders } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { ExchangeFailed, ExchangeTimedOut, type Answer, type Transport, type TransportOptions } from './exchange.js';
 
-export interface TransportOptions {
-  /** PEM of a private CA for the board's certificate (--ca). */
-  readonly ca?: string;
-}
+export function createTransport(baseUrl: string, options: TransportOptions = {}): Transport {
+  const base = new URL(baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`);
+  const secure = base.protocol === 'https:';
+  const agent = secure
+    ? new HttpsAgent({ keepAlive: true, maxSockets: 16, ...(options.ca !== undefined && { ca: options.ca }) })
+    : new HttpAgent({ keepAlive: true, maxSockets: 16 });
+  const send = secure ? httpsRequest : httpRequest;
 
-/** Failures look like fetch's: a TypeError whose cause is the system error, so callers classify them alike. */
-function fetchFailed(cause: unknown): TypeError {
-  return Object.assign(new TypeError('fetch failed'), { cause });
-}
-
-function responseHeaders(message: IncomingMessage): Headers {
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(message.headers)) {
-    if (Array.isArray(value)) for (const v of value) headers.append(name, v);
-    else if (value !== undefined) headers.set(name, value);
-  }
-  return headers;
-}
-
-export function createNodeFetch(options: TransportOptions = {}): typeof fetch {
-  const httpAgent = new HttpAgent({ keepAlive: true, maxSockets: 16 });
-  const httpsAgent = new HttpsAgent({ keepAlive: true, maxSockets: 16, ...(options.ca !== undefined && { ca: options.ca }) });
-  return async function nodeFetch(input: string | URL | Request, init?: RequestInit): Promise<Response> {
-    const request = input instanceof Request ? input : new Request(input, init);
-    const url = new URL(request.url);
-    const body = request.body ? Buffer.from(await request.arrayBuffer()) : undefined;
-    const secure = url.protocol === 'https:';
-    return new Promise<Response>((resolve, reject) => {
-      const outgoing = (secure ? httpsRequest : httpRequest)(
-        url,
-        { method: request.method, headers: Object.fromEntries(request.headers), agent: secure ? httpsAgent : httpAgent, signal: request.signal },
-        (message) => {
-          const chunks: Buffer[] = [];
-          message.on('data', (chunk: Buffer) => chunks.push(chunk));
-          message.on('error', (error) => reject(fetchFailed(error)));
-          message.on('end', () => {
-            const status = message.statusCode ?? 502;
-            const noBody = status === 204 || status === 304 || request.method === 'HEAD';
-            resolve(new Response(noBody ? null : Buffer.concat(chunks), { status, statusText: message.statusMessage ?? '', headers: responseHeaders(message) }));
-          });
-        },
-      );
-      outgoing.on('error', (error) => reject(request.signal.aborted ? request.signal.reason : fetchFailed(error)));
+  return (exchange) =>
+    new Promise<Answer>((resolve, reject) => {
+      const { signal } = exchange;
+      if (signal?.aborted) return reject(signal.reason);
+      const body = exchange.json === undefined ? undefined : Buffer.from(JSON.stringify(exchange.json), 'utf8');
+      const headers: OutgoingHttpHeaders = { accept: 'application/json', ...options.headers, ...exchange.headers };
+      if (body) Object.assign(headers, { 'content-type': 'application/json', 'content-length': body.length });
+      let settled = false;
+      const finish = (outcome: () => void) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+        outcome();
+      };
+      const outgoing = send(new URL(exchange.path, base), { method: exchange.method, headers, agent }, (incoming) => {
+        const chunks: Buffer[] = [];
+        incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
+        incoming.on('error', (error) => finish(() => reject(failed(error))));
+        incoming.on('end', () =>
+          finish(() => resolve({ status: incoming.statusCode ?? 502, headers: incoming.headers, text: Buffer.concat(chunks).toString('utf8') })),
+        );
+      });
+      const timer = setTimeout(() => {
+        finish(() => reject(new ExchangeTimedOut(exchange.timeoutMs)));
+        outgoing.destroy();
+      }, exchange.timeoutMs);
+      const onAbort = () => {
+        finish(() => reject(signal?.reason));
+        outgoing.destroy();
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      outgoing.on('error', (error) => finish(() => reject(failed(error))));
       outgoing.end(body);
     });
-  };
+}
+
+function failed(error: Error & { code?: string }): ExchangeFailed {
+  return new ExchangeFailed(error.code ?? error.message, { cause: error });
 }

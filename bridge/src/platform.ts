@@ -36,6 +36,13 @@ export function stateHome(env: NodeJS.ProcessEnv, platform: Platform = currentPl
   return posix.join(xdg && xdg.startsWith('/') ? xdg : posix.join(home, '.local', 'state'), 'roundtable-bridge');
 }
 
+/** $ROUNDTABLE_STATE_DIR, else this system's per-user state folder (see stateHome). */
+export function stateDir(env: NodeJS.ProcessEnv = process.env, platform: Platform = currentPlatform()): string {
+  const own = env['ROUNDTABLE_STATE_DIR'];
+  if (own) return own;
+  return stateHome(env, platform);
+}
+
 /**
  * The signals that mean "stop" for a long-running command. Windows never delivers SIGTERM; there Node raises
  * SIGINT on Ctrl+C, SIGBREAK on Ctrl+Break and SIGHUP when the console window closes.

@@ -82,6 +82,8 @@ export async function serveStdio(options: ServeOptions): Promise<void> {
     if (why !== 'stdin closed' || inFlight === 0) exit();
   };
   process.stdin.once('end', () => stop('stdin closed'));
+  // The app stopped reading our answers (EPIPE): nobody is left to serve, so leave as quietly as when stdin closes.
+  process.stdout.on('error', () => stop('stdout closed'));
   // SIGINT and SIGTERM on POSIX; SIGINT, SIGBREAK and SIGHUP on Windows, which never delivers SIGTERM.
   onStopSignals(stop);
   await server.connect(transport);

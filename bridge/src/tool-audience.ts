@@ -1,10 +1,9 @@
 // Whom the bridge lists tools for: the role and toolsets whoami last reported, kept per board and profile in the
 // state directory, so the first tools/list of a later start can list by role without asking the board.
-import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isToolset, ROLES, type ListAudience, type Role, type Toolset } from 'roundtable-shared';
-import { stateDir } from './hooks/state.js';
+import { stateDir } from './platform.js';
 import { log } from './log.js';
 
 export interface KnownAudience {
@@ -29,8 +28,7 @@ export class AudienceCache {
 
   /** One file per board URL and keychain account (the profile): two agents on one machine keep theirs apart. */
   constructor(options: { baseUrl: string; account: string; dir?: string }) {
-    const key = createHash('sha256').update(`${options.baseUrl}\n${options.account}`).digest('hex').slice(0, 32);
-    this.file = join(options.dir ?? stateDir(), 'tool-lists', `${key}.json`);
+    this.file = join(options.dir ?? stateDir(), 'tool-lists', `${fnv1a64(`${options.baseUrl}\n${options.account}`)}.json`);
   }
 
   /** Read synchronously at start (one small file): tools/list must not wait for the board or the keychain. */
@@ -54,4 +52,15 @@ export class AudienceCache {
       log.debug('could not keep the role for the next tool list', { error: String((error as Error)?.message ?? error) });
     }
   }
+}
+
+/**
+ * A file name for a board and profile: FNV-1a, 64 bits, in hex. It only names a cache file (a collision would cost a
+ * wrong first list until whoami answers), so it needs no cryptographic hash, and loading node:crypto for one would add
+ * to every start (docs/BENCHMARKS.md).
+ */
+function fnv1a64(text: string): string {
+  let hash = 0xcbf29ce484222325n;
+  for (const byte of Buffer.from(text, 'utf8')) hash = ((hash ^ BigInt(byte)) * 0x100000001b3n) & 0xffffffffffffffffn;
+  return hash.toString(16).padStart(16, '0');
 }

@@ -23,12 +23,23 @@ export const SERVER_INSTRUCTIONS =
 /** What both faces announce: the board's tools and its prompts (slash commands). */
 export const SERVER_CAPABILITIES = { tools: {}, prompts: {} };
 
+/**
+ * The bundles (scripts/bundle.mjs) carry the list already built from these same definitions, so a bundled bridge or
+ * daemon answers tools/list without converting 22 zod schemas to JSON Schema at each start; unbundled code builds it.
+ */
+declare const ROUNDTABLE_LISTED_TOOLS: ListedTool[] | undefined;
+
 let listed: ListedTool[] | undefined;
 
 /** The tools/list answer for a caller whose role is not known: every tool, built once from the definitions. */
 export function listedTools(): ListedTool[] {
-  listed ??= TOOLS.map((tool) => listedTool(tool));
+  listed ??= typeof ROUNDTABLE_LISTED_TOOLS === 'undefined' ? buildListedTools() : ROUNDTABLE_LISTED_TOOLS;
   return listed;
+}
+
+/** Every tool's tools/list entry, from the definitions. */
+export function buildListedTools(): ListedTool[] {
+  return TOOLS.map((tool) => listedTool(tool));
 }
 
 /** The tools/list answer for a caller: the tools its role can use, narrowed to its toolsets (tools/access.ts). */

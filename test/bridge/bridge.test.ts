@@ -5,10 +5,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TOOL_ACCESS, TOOLS } from 'roundtable-shared';
+import { buildListedTools, TOOL_ACCESS, TOOLS } from 'roundtable-shared';
 import { mcpClient, startBoard, type TestBoard } from '../helpers/board.js';
 import { body, BRIDGE_BIN, bridgeEnv, isAlive, startBridge, type BridgeSession } from '../helpers/bridge.js';
-import { eventually } from '../helpers/eventually.js';
+import { eventually, within } from '../helpers/eventually.js';
 import { spawnTracked, stopProcess } from '../helpers/processes.js';
 import { makeTestPki, tlsEnv } from '../helpers/tls.js';
 
@@ -55,7 +55,10 @@ describe('tools/list', () => {
     let changed = 0;
     bridge.client.setNotificationHandler(ToolListChangedNotificationSchema, () => void changed++);
     try {
-      expect(names(await bridge.client.listTools())).toEqual(TOOLS.map((t) => t.name));
+      const everything = await bridge.client.listTools();
+      expect(names(everything)).toEqual(TOOLS.map((t) => t.name));
+      // The bundle carries the list built at bundle time (scripts/bundle.mjs): it is the one the definitions give now.
+      expect(everything.tools).toEqual(buildListedTools());
       const viaHttp = await direct.listTools();
       expect(names(viaHttp)).not.toContain('create_task');
       await bridge.client.callTool({ name: 'whoami', arguments: {} });
@@ -176,6 +179,23 @@ describe('process lifetime', () => {
     child.stdin!.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '0' } } })}\n`);
     expect(JSON.parse(await firstLine).result.serverInfo.name).toBe('roundtable');
     expect(await stopProcess(child, signal)).toBe(0);
+  });
+
+  it('exits with code 0, without a stack trace, when its client stops reading (EPIPE on stdout)', async () => {
+    const child = spawnTracked(process.execPath, [BRIDGE_BIN, '--url', board.url, '--ca', pki.caCert], { env: bridgeEnv({ ROUNDTABLE_TOKEN: board.tokens['w2']! }), stdio: ['pipe', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    const send = (message: object) => child.stdin!.write(`${JSON.stringify(message)}\n`);
+    const firstLine = new Promise<string>((resolve) => child.stdout!.once('data', (d: Buffer) => resolve(d.toString())));
+    send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '0' } } });
+    expect(JSON.parse(await firstLine).result.serverInfo.name).toBe('roundtable');
+    // The app closes its end of the bridge's stdout but not stdin; the next answer cannot be written.
+    child.stdout!.destroy();
+    send({ jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} });
+    send({ jsonrpc: '2.0', id: 3, method: 'tools/list', params: {} });
+    expect(await within('the bridge to exit after EPIPE', exited, 10_000)).toBe(0);
+    expect(stderr).not.toMatch(/EPIPE|Unhandled|at /);
   });
 
   it('refuses plain http:// to a non-loopback host, naming the rule', async () => {

@@ -126,6 +126,44 @@ describe('retries without duplicates', () => {
   });
 });
 
+describe('a wait cut off by a dying daemon', () => {
+  it('is retried for what is left of its timeout_s, not for all of it again', async () => {
+    const asked: number[] = [];
+    // The first wait is held, then answered 502, as nginx answers when the daemon under it dies; the retry is answered at once.
+    const standIn = await standInServer(async (req, res) => {
+      const text = await readBody(req);
+      if (!req.url?.endsWith('/wait_for_activity')) {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end('{}');
+        return;
+      }
+      asked.push(JSON.parse(text).timeout_s);
+      if (asked.length === 1) {
+        setTimeout(() => {
+          res.writeHead(502, { 'content-type': 'text/html' });
+          res.end('<html><head><title>502 Bad Gateway</title></head></html>');
+        }, 1500);
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ reason: 'timeout', unread_messages: 0, claimable_tasks: 0, to_review: 0, reviews: [], waited_ms: 0, stranded_tasks: [] }));
+    });
+    const bridge = await startBridge({ args: ['--url', standIn.url], env: bridgeEnv({ ROUNDTABLE_TOKEN: token() }) });
+    try {
+      const result = await bridge.client.callTool({ name: 'wait_for_activity', arguments: { timeout_s: 10 } });
+      expect(result.isError, JSON.stringify(result)).toBeFalsy();
+      expect(asked).toHaveLength(2);
+      expect(asked[0]).toBe(10);
+      // 10 s less the 1.5 s the first attempt was held and the pause before the retry.
+      expect(asked[1]).toBeGreaterThan(0);
+      expect(asked[1]).toBeLessThanOrEqual(8.5);
+    } finally {
+      await bridge.close();
+      await standIn.close();
+    }
+  });
+});
+
 describe('rate limits and timeouts (stand-in servers on loopback)', () => {
   it('429 is retried once after Retry-After, then reported', async () => {
     const times: number[] = [];
@@ -176,6 +214,25 @@ describe('rate limits and timeouts (stand-in servers on loopback)', () => {
       expect(Date.now() - started).toBeLessThan(5_000);
       expect(body(result).error).toMatchObject({ code: 'timeout', source: 'bridge' });
       expect(body(result).error.message).toContain('within 1 s');
+    } finally {
+      await bridge.close();
+      await standIn.close();
+    }
+  });
+
+  it('a proxy whose daemons are all down (502 page after every retry) is reported as unreachable, naming the proxy', async () => {
+    let asked = 0;
+    const standIn = await standInServer((_req, res) => {
+      asked++;
+      res.writeHead(502, { 'content-type': 'text/html' });
+      res.end('<html><center><h1>502 Bad Gateway</h1></center></html>');
+    });
+    const bridge = await startBridge({ args: ['--url', standIn.url], env: bridgeEnv({ ROUNDTABLE_TOKEN: token() }) });
+    try {
+      const result = await bridge.client.callTool({ name: 'whoami', arguments: {} });
+      expect(body(result).error).toMatchObject({ code: 'daemon_unreachable', source: 'bridge' });
+      expect(body(result).error.message).toContain('the proxy in front of it answered HTTP 502');
+      expect(asked).toBe(4);
     } finally {
       await bridge.close();
       await standIn.close();

@@ -1,9 +1,9 @@
 // Several daemons on one PostgreSQL board: claims, wake-ups, rate limits, web sessions, idempotency keys and lease
 // expiry hold across them as they do in one process. Real daemons, a real database (a fresh one per board).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, startBoard, type AgentSpec, type StartOptions, type TestBoard } from '../helpers/board.js';
+import { api, startDaemons, type AgentSpec, type StartOptions, type TestBoard } from '../helpers/board.js';
 import { eventually } from '../helpers/eventually.js';
-import { createTestDatabase, PG_SKIP_REASON } from '../helpers/postgres.js';
+import { PG_SKIP_REASON } from '../helpers/postgres.js';
 
 const RACERS = 20;
 const AGENTS: AgentSpec[] = [
@@ -14,11 +14,8 @@ const AGENTS: AgentSpec[] = [
 ];
 
 /** Three daemons on one fresh database, with one agents.json and the same tokens. */
-async function threeDaemons(options: Pick<StartOptions, 'env'> = {}): Promise<TestBoard[]> {
-  const databaseUrl = await createTestDatabase('multi');
-  const first = await startBoard({ ...options, agents: AGENTS, databaseUrl });
-  const others = await Promise.all([0, 1].map(() => startBoard({ ...options, agents: AGENTS, tokens: first.tokens, databaseUrl })));
-  return [first, ...others];
+function threeDaemons(options: Pick<StartOptions, 'env'> = {}): Promise<TestBoard[]> {
+  return startDaemons(3, { ...options, agents: AGENTS });
 }
 
 async function stopAll(boards: TestBoard[]): Promise<void> {

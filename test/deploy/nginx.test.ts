@@ -4,74 +4,23 @@
 //
 // Needs /usr/sbin/nginx and openssl. Without nginx the file is skipped, unless ROUNDTABLE_REQUIRE_NGINX=1
 // (CI installs nginx-light and sets it), when it fails.
-import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { connect } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT, startBoard, type TestBoard } from '../helpers/board.js';
+import { startBoard, type TestBoard } from '../helpers/board.js';
 import { body, BRIDGE_BIN, bridgeEnv, startBridge } from '../helpers/bridge.js';
-import { eventually } from '../helpers/eventually.js';
-import { freePort } from '../helpers/net.js';
-import { spawnTracked, stopProcess } from '../helpers/processes.js';
+import { HOST, nginxTestsRun, SHIPPED_CONF, startNginx, type TestNginx } from '../helpers/nginx.js';
+import { spawnTracked } from '../helpers/processes.js';
 
-const NGINX = '/usr/sbin/nginx';
-const REQUIRE_NGINX = process.env['ROUNDTABLE_REQUIRE_NGINX'] === '1';
-const HAVE_NGINX = existsSync(NGINX);
-const SHIPPED_CONF = join(ROOT, 'deploy/nginx/roundtable.conf');
-/** The public name of the board in this test; it is in the certificate and in ROUNDTABLE_ALLOWED_HOSTS. */
-const HOST = 'board.test';
 const STATUS_LIMIT = 30;
-
-if (!HAVE_NGINX && !REQUIRE_NGINX) {
-  console.warn(`deployment test skipped: ${NGINX} is not installed (apt-get install nginx-light; CI sets ROUNDTABLE_REQUIRE_NGINX=1)`);
-}
-if (!HAVE_NGINX && REQUIRE_NGINX) {
-  describe('nginx', () => {
-    it('is installed', () => {
-      throw new Error(`ROUNDTABLE_REQUIRE_NGINX=1, but ${NGINX} is missing: apt-get install nginx-light`);
-    });
-  });
-}
+const RUN = nginxTestsRun('deployment test');
 
 interface Answer {
   status: number;
   headers: Record<string, string | string[] | undefined>;
   text: string;
-}
-
-/**
- * The shipped file with only the values on its "# EDIT" lines replaced. Each replacement must match exactly
- * the expected number of times and every EDIT line must change, so the test cannot drift from the file.
- */
-function substitutedConfig(values: { httpPort: number; httpsPort: number; daemonPort: number; cert: string; key: string; logs: string }): string {
-  const shipped = readFileSync(SHIPPED_CONF, 'utf8');
-  const replacements: Array<[from: string, to: string, count: number]> = [
-    ['board.example.com', HOST, 4],
-    ['server 127.0.0.1:8000;', `server 127.0.0.1:${values.daemonPort};`, 1],
-    ['listen 80;', `listen 127.0.0.1:${values.httpPort};`, 1],
-    ['listen [::]:80;', '# (no IPv6 listener in the test)', 1],
-    ['listen 443 ssl;', `listen 127.0.0.1:${values.httpsPort} ssl;`, 1],
-    ['listen [::]:443 ssl;', '# (no IPv6 listener in the test)', 1],
-    [`/etc/letsencrypt/live/${HOST}/fullchain.pem`, values.cert, 1],
-    [`/etc/letsencrypt/live/${HOST}/privkey.pem`, values.key, 1],
-    ['/var/log/nginx/', `${values.logs}/`, 3],
-  ];
-  let text = shipped;
-  for (const [from, to, count] of replacements) {
-    expect(text.split(from).length - 1, `occurrences of "${from}" in ${SHIPPED_CONF}`).toBe(count);
-    text = text.split(from).join(to);
-  }
-  const before = shipped.split('\n');
-  const after = text.split('\n');
-  expect(after).toHaveLength(before.length);
-  const untouched = before.filter((line, i) => /;\s+# EDIT\b/.test(line) && after[i] === line);
-  expect(untouched, 'EDIT lines the test did not substitute').toEqual([]);
-  return text;
 }
 
 /** An HTTPS request to nginx on 127.0.0.1, with SNI and certificate verification for `servername`. */
@@ -127,23 +76,6 @@ function http(options: { port: number; path: string; host: string }): Promise<An
   });
 }
 
-async function waitForPort(port: number, child: ChildProcess, output: () => string): Promise<void> {
-  try {
-    await eventually(`nginx to listen on ${port}`, async () => {
-      if (child.exitCode !== null || child.signalCode !== null) throw new Error(`nginx exited (${child.exitCode ?? child.signalCode})`);
-      return new Promise<boolean>((resolve) => {
-        const socket = connect(port, '127.0.0.1', () => {
-          socket.destroy();
-          resolve(true);
-        });
-        socket.on('error', () => resolve(false));
-      });
-    });
-  } catch (error) {
-    throw new Error(`${(error as Error).message}:\n${output()}`);
-  }
-}
-
 /** Runs a command to its end (tracked, so a hang shows up as a leaked process). */
 function run(command: string, args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
@@ -156,17 +88,12 @@ function run(command: string, args: string[], env: Record<string, string>): Prom
   });
 }
 
-describe.runIf(HAVE_NGINX)('behind the shipped nginx config', () => {
+describe.runIf(RUN)('behind the shipped nginx config', () => {
   let board: TestBoard;
-  let nginx: ChildProcess;
-  let nginxOutput = '';
-  let dir: string;
-  let logs: string;
-  let cert: string;
+  let nginx: TestNginx;
   let ca: string;
   let httpsPort: number;
   let httpPort: number;
-  let resolverPreload: string;
   const bridgeOutputs: string[] = [];
 
   beforeAll(async () => {
@@ -177,90 +104,24 @@ describe.runIf(HAVE_NGINX)('behind the shipped nginx config', () => {
         ROUNDTABLE_STATUS_RATE_LIMIT_PER_MINUTE: String(STATUS_LIMIT),
       },
     });
-    dir = mkdtempSync(join(tmpdir(), 'roundtable-nginx-'));
-    // nginx started as root runs its workers as an unprivileged user; they need to reach the temp folders.
-    chmodSync(dir, 0o755);
-    logs = join(dir, 'logs');
-    mkdirSync(logs);
-    for (const temp of ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']) mkdirSync(join(dir, temp));
-
-    cert = join(dir, 'cert.pem');
-    const key = join(dir, 'key.pem');
-    execFileSync('openssl', [
-      'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', `/CN=${HOST}`,
-      '-addext', `subjectAltName=DNS:${HOST},IP:127.0.0.1`, '-keyout', key, '-out', cert,
-    ], { stdio: 'ignore' });
-    ca = readFileSync(cert, 'utf8');
-
-    httpsPort = await freePort();
-    httpPort = await freePort();
-    writeFileSync(join(dir, 'roundtable.conf'), substitutedConfig({ httpPort, httpsPort, daemonPort: board.port, cert, key, logs }));
-    // A test-only top level around the shipped server blocks: only the paths nginx writes are set here.
-    writeFileSync(
-      join(dir, 'nginx.conf'),
-      [
-        'worker_processes 1;',
-        `error_log ${logs}/error.log warn;`,
-        'events { worker_connections 64; }',
-        'http {',
-        `  client_body_temp_path ${dir}/client_body;`,
-        `  proxy_temp_path ${dir}/proxy;`,
-        `  fastcgi_temp_path ${dir}/fastcgi;`,
-        `  uwsgi_temp_path ${dir}/uwsgi;`,
-        `  scgi_temp_path ${dir}/scgi;`,
-        `  access_log ${logs}/access.log;`,
-        `  include ${dir}/roundtable.conf;`,
-        '}',
-        '',
-      ].join('\n'),
-    );
-
-    // The bridge must reach https://board.test:PORT/ with the certificate verified for the name board.test,
-    // the Host header board.test (nginx's server_name; the daemon's allow-list), exactly as a real client
-    // reaches board.example.com. Nothing resolves board.test, and a test may not edit /etc/hosts, so the
-    // bridge process gets an in-process hosts entry: a preload that answers board.test -> 127.0.0.1 and
-    // defers every other name to the real resolver. TLS verification is untouched (--ca with our cert).
-    // (https://127.0.0.1:PORT would verify too, with the certificate's IP SAN, but its Host is then 127.0.0.1:
-    // a loopback name, which the daemon admits whatever ROUNDTABLE_ALLOWED_HOSTS says, so it would not test
-    // the allow-list, and which the shipped config refuses for that reason.)
-    resolverPreload = join(dir, 'resolve-board-test.cjs');
-    writeFileSync(
-      resolverPreload,
-      `const dns = require('node:dns');
-const lookup = dns.lookup;
-dns.lookup = function (hostname, options, callback) {
-  if (typeof options === 'function') { callback = options; options = {}; }
-  if (typeof options === 'number') options = { family: options };
-  if (String(hostname).toLowerCase() !== ${JSON.stringify(HOST)}) return lookup.call(this, hostname, options, callback);
-  const answer = { address: '127.0.0.1', family: 4 };
-  process.nextTick(() => (options && options.all ? callback(null, [answer]) : callback(null, answer.address, answer.family)));
-};
-`,
-    );
-
-    nginx = spawnTracked(NGINX, ['-e', 'stderr', '-p', `${dir}/`, '-c', join(dir, 'nginx.conf'), '-g', `daemon off; pid ${dir}/nginx.pid;`], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    nginx.stdout!.on('data', (d: Buffer) => (nginxOutput += d.toString()));
-    nginx.stderr!.on('data', (d: Buffer) => (nginxOutput += d.toString()));
-    await waitForPort(httpsPort, nginx, () => nginxOutput);
-    await waitForPort(httpPort, nginx, () => nginxOutput);
+    nginx = await startNginx({ daemonPorts: [board.port] });
+    ({ ca, httpsPort, httpPort } = nginx);
   });
 
   afterAll(async () => {
-    if (nginx) await stopProcess(nginx);
+    const nginxOutput = nginx?.output() ?? '';
+    if (nginx) await nginx.stop();
     if (board) await board.stop();
     // No token anywhere: nginx's own output, the bridges' stderr, the daemon's logs.
     const everything = [nginxOutput, ...bridgeOutputs, board?.output().stderr ?? ''].join('\n');
     for (const token of Object.values(board?.tokens ?? {})) expect(everything).not.toContain(token);
-    if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
   function bridgeArgs(...extra: string[]): string[] {
-    return ['--url', `https://${HOST}:${httpsPort}`, '--ca', cert, ...extra];
+    return ['--url', nginx.url, '--ca', nginx.cert, ...extra];
   }
   function bridgeEnvFor(agent: string): Record<string, string> {
-    return bridgeEnv({ ROUNDTABLE_TOKEN: board.tokens[agent]!, NODE_OPTIONS: `--require ${JSON.stringify(resolverPreload)}` });
+    return bridgeEnv({ ROUNDTABLE_TOKEN: board.tokens[agent]!, NODE_OPTIONS: `--require ${JSON.stringify(nginx.resolverPreload)}` });
   }
 
   it('serves tool calls through the bridge over HTTPS: whoami, create_task, get_task', async () => {
@@ -441,6 +302,9 @@ dns.lookup = function (hostname, options, callback) {
     for (const directive of ['proxy_buffering off;', 'proxy_read_timeout 75s;', 'proxy_http_version 1.1;', 'client_max_body_size 1m;']) {
       expect(shipped).toContain(directive);
     }
+    // A POST already sent to a daemon is never resent to another (docs/DECISIONS.md, failover behind nginx).
+    expect(shipped).toContain('proxy_next_upstream error timeout;');
+    expect(shipped).not.toMatch(/^\s*proxy_next_upstream\b[^;]*non_idempotent/m);
   });
 
   it('sets the client address itself: a client cannot pick its own X-Real-IP / X-Forwarded-For for the /status limit', async () => {
@@ -459,12 +323,12 @@ dns.lookup = function (hostname, options, callback) {
     // A token where one never belongs, in a query string: the log format leaves query strings out.
     const leaked = board.tokens['w3']!;
     await https({ port: httpsPort, ca, path: `/status?token=${leaked}` });
-    const access = readFileSync(join(logs, 'roundtable.access.log'), 'utf8');
+    const access = readFileSync(join(nginx.logs, 'roundtable.access.log'), 'utf8');
     expect(access).toContain('"POST /api/v1/tools/whoami HTTP/1.1" 200');
     expect(access).toContain('"POST /mcp HTTP/1.1" 200');
     expect(access).toContain('"GET /status HTTP/1.1"');
-    const errors = existsSync(join(logs, 'roundtable.error.log')) ? readFileSync(join(logs, 'roundtable.error.log'), 'utf8') : '';
-    for (const text of [access, errors, readFileSync(join(logs, 'error.log'), 'utf8')]) {
+    const errors = existsSync(join(nginx.logs, 'roundtable.error.log')) ? readFileSync(join(nginx.logs, 'roundtable.error.log'), 'utf8') : '';
+    for (const text of [access, errors, readFileSync(join(nginx.logs, 'error.log'), 'utf8')]) {
       for (const token of Object.values(board.tokens)) expect(text).not.toContain(token);
       expect(text).not.toMatch(/bearer/i);
     }

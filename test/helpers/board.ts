@@ -7,7 +7,7 @@ import { execFile, type ChildProcess } from 'node:child_process';
 import { promisify } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { createNodeFetch } from '../../bridge/src/http-transport.js';
+import { createNodeFetch } from './ca-fetch.js';
 import { createTestDatabase } from './postgres.js';
 import { spawnTracked, stopProcess } from './processes.js';
 import type { StoreKind, StoreName } from './stores.js';
@@ -134,6 +134,15 @@ export async function startBoard(options: StartOptions = {}): Promise<TestBoard>
   };
 }
 
+/** Several daemons on one fresh PostgreSQL database (one board), with one agents.json and the same tokens. */
+export async function startDaemons(count: number, options: Pick<StartOptions, 'agents' | 'env'> & { label?: string } = {}): Promise<TestBoard[]> {
+  const databaseUrl = await createTestDatabase(options.label ?? 'multi');
+  const { label: _label, ...shared } = options;
+  const first = await startBoard({ ...shared, databaseUrl });
+  const others = await Promise.all(Array.from({ length: count - 1 }, () => startBoard({ ...shared, tokens: first.tokens, databaseUrl })));
+  return [first, ...others];
+}
+
 export interface ApiAnswer<T = Record<string, unknown>> {
   status: number;
   body: T & { error?: { code: string; message: string; retry_after_s?: number } };
@@ -148,8 +157,8 @@ export async function api<T = Record<string, any>>(board: TestBoard, agent: stri
   return { status: response.status, body: (await response.json()) as ApiAnswer<T>['body'], headers: response.headers };
 }
 
-/** An MCP SDK client connected to /mcp with the agent's bearer token. */
-export async function mcpClient(board: TestBoard, agent: string, options: { caFile?: string } = {}): Promise<Client> {
+/** An MCP SDK client connected to /mcp with the agent's bearer token (of a daemon, or of a proxy in front of some). */
+export async function mcpClient(board: Pick<TestBoard, 'url' | 'tokens'>, agent: string, options: { caFile?: string } = {}): Promise<Client> {
   const client = new Client({ name: 'roundtable-test', version: '0.0.0' });
   const transport = new StreamableHTTPClientTransport(new URL(`${board.url}/mcp`), {
     requestInit: { headers: { authorization: `Bearer ${board.tokens[agent] ?? agent}` } },

@@ -8,9 +8,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { findToken, loginCommand } from '../../bridge/src/credentials.js';
 import { KeychainLocked, KeychainTimeout, KeychainUnavailable, TokenFileInsecure } from '../../bridge/src/errors.js';
 import { guardHookScript } from '../../bridge/src/guard.js';
-import { stateDir } from '../../bridge/src/hooks/state.js';
 import { classifyKeychainError, keychainTimeout } from '../../bridge/src/keychain.js';
-import { modeTooOpen, shellArg, stateHome, stopSignals } from '../../bridge/src/platform.js';
+import { modeTooOpen, shellArg, stateDir, stateHome, stopSignals } from '../../bridge/src/platform.js';
 import { bridgeLaunch } from '../../bridge/src/setup/clients.js';
 import { loadWorkerConfig } from '../../bridge/src/worker/config.js';
 

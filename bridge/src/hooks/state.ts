@@ -3,7 +3,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { currentPlatform, stateHome, type Platform } from '../platform.js';
+import { stateDir } from '../platform.js';
 
 export interface DigestFacts {
   /** Claimed task ids the agent holds, ascending. */
@@ -22,13 +22,6 @@ export interface HookState {
 
 /** Files of sessions idle this long are removed at the next SessionStart. */
 const STALE_MS = 7 * 24 * 3600 * 1000;
-
-/** $ROUNDTABLE_STATE_DIR, else this system's per-user state folder (see stateHome). */
-export function stateDir(env: NodeJS.ProcessEnv = process.env, platform: Platform = currentPlatform()): string {
-  const own = env['ROUNDTABLE_STATE_DIR'];
-  if (own) return own;
-  return stateHome(env, platform);
-}
 
 export class HookStateStore {
   private readonly dir: string;

@@ -21,11 +21,12 @@ export async function lastSeen(db: Db, names: readonly string[]): Promise<Map<st
  * request took the key first), and the call's audit row.
  */
 export async function recordExtras<T>(tx: Tx, extras: WriteExtras<T> | undefined, result: T, taskId: number | null): Promise<T> {
-  await recordResponse(tx, extras?.response, result);
   const audit = extras?.audit;
-  if (audit) {
-    await tx`INSERT INTO audit_log (at, agent, tool, task_id, outcome) VALUES (${new Date().toISOString()}, ${audit.row.agent}, ${audit.row.tool}, ${audit.row.taskId ?? taskId}, 'ok')`;
-    audit.written = true;
-  }
+  // Sent together (postgres.js pipelines the statements of one transaction): one round trip for both.
+  await Promise.all([
+    recordResponse(tx, extras?.response, result),
+    audit && tx`INSERT INTO audit_log (at, agent, tool, task_id, outcome) VALUES (${new Date().toISOString()}, ${audit.row.agent}, ${audit.row.tool}, ${audit.row.taskId ?? taskId}, 'ok')`,
+  ]);
+  if (audit) audit.written = true;
   return result;
 }

@@ -5,11 +5,15 @@ import type { Db, Tx } from './connection.js';
 
 export async function recordResponse<T>(tx: Tx, record: ResponseRecord<T> | undefined, result: T): Promise<void> {
   if (!record) return;
-  await tx`DELETE FROM idempotency_keys WHERE agent = ${record.agent} AND key = ${record.key} AND created_at < ${record.expiredBefore}`;
-  // A concurrent request with the same key waits here for the first to commit, then inserts nothing and rolls back.
-  const inserted = await tx`INSERT INTO idempotency_keys (agent, key, tool, request_hash, response, created_at)
-    VALUES (${record.agent}, ${record.key}, ${record.tool}, ${record.requestHash}, ${record.render(result)}, ${new Date().toISOString()})
-    ON CONFLICT DO NOTHING`;
+  // Both statements go out together (pipelined, run in order): an expired answer under the key is dropped, then the
+  // new one is kept. A concurrent request with the same key waits at the INSERT for the first to commit, then inserts
+  // nothing and rolls back.
+  const [, inserted] = await Promise.all([
+    tx`DELETE FROM idempotency_keys WHERE agent = ${record.agent} AND key = ${record.key} AND created_at < ${record.expiredBefore}`,
+    tx`INSERT INTO idempotency_keys (agent, key, tool, request_hash, response, created_at)
+      VALUES (${record.agent}, ${record.key}, ${record.tool}, ${record.requestHash}, ${record.render(result)}, ${new Date().toISOString()})
+      ON CONFLICT DO NOTHING`,
+  ]);
   if (inserted.count === 0) throw new IdempotencyKeyTaken();
 }
 

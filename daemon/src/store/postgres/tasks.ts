@@ -4,7 +4,7 @@ import type { Activity, Message, Review, Task, TaskStatus, TaskSummary } from 'r
 import { TASK_STATUSES } from 'roundtable-shared';
 import { NotFound } from '../../errors.js';
 import { changedRow, createdRow, editedRow } from '../history-rows.js';
-import { changedFields, endedClaim, priorityRank, settlesDependents, type TaskRow } from '../task-rows.js';
+import { changedFields, endedClaim, priorityRank, settlesDependents, withGraph, type TaskRow } from '../task-rows.js';
 import {
   FIRST_PAGES,
   knownTotal,
@@ -48,11 +48,29 @@ export async function loadTask(db: Db, id: number): Promise<Task> {
   return toTask(db, row!);
 }
 
+/** The task's edges as [blocker, its status] pairs, by blocker id, read in the same statement as the task's row. */
+const EDGES_OF_TASK = `COALESCE((SELECT json_agg(json_build_array(d.depends_on, b.status) ORDER BY d.depends_on)
+  FROM task_dependencies d JOIN tasks b ON b.id = d.depends_on WHERE d.task_id = tasks.id), '[]'::json)`;
+
+type LockedRow = TaskRow & { edges: Array<[number, TaskStatus]> };
+
+/** A task from its row and the edges read with it, without another query. */
+function taskOf(row: TaskRow, edges: LockedRow['edges']): Task {
+  const [task] = withGraph([row], edges.map(([dependsOn, status]) => ({ task_id: row.id, depends_on: dependsOn, status })));
+  return { ...task!, required_skills: JSON.parse(row.required_skills) as string[] };
+}
+
+/** The task's row locked until the transaction ends, with its edges, in one round trip; NotFound if there is none. */
+async function lockRow(tx: Tx, id: number): Promise<LockedRow> {
+  const [row] = await tx.unsafe<LockedRow[]>(`SELECT ${TASK_COLUMNS}, ${EDGES_OF_TASK} AS edges FROM tasks WHERE id = $1 FOR UPDATE`, [id], { prepare: true });
+  if (!row) throw new NotFound(`task ${id} does not exist; list_tasks shows the tasks there are`);
+  return row;
+}
+
 /** The task as stored, its row locked until the transaction ends; NotFound if there is none. */
 export async function lockTask(tx: Tx, id: number): Promise<Task> {
-  const [row] = await tx.unsafe<TaskRow[]>(`SELECT ${TASK_COLUMNS} FROM tasks WHERE id = $1 FOR UPDATE`, [id], { prepare: true });
-  if (!row) throw new NotFound(`task ${id} does not exist; list_tasks shows the tasks there are`);
-  return toTask(tx, row);
+  const { edges, ...row } = await lockRow(tx, id);
+  return taskOf(row, edges);
 }
 
 export async function createTask(tx: Tx, task: NewTask, extras: WriteExtras<Task> | undefined, check: CheckDependencies | undefined): Promise<Task> {
@@ -144,29 +162,67 @@ export async function latestTasks(db: Db, status: TaskStatus, limit: number): Pr
   return toSummaries(db, await db.unsafe<SummaryRow[]>(`SELECT ${SUMMARY_COLUMNS} FROM tasks WHERE status = $1 ORDER BY id DESC LIMIT $2`, [status, limit], { prepare: true }));
 }
 
+/**
+ * A transition's writes in one statement: the new claim (when the change grants a lease), the task's row, the review
+ * (when there is one) and the history row, returning the row as it now is. A claim is then five round trips to the
+ * database (BEGIN, the lock, this, the audit row, COMMIT) where it was ten, and the row lock is held that much
+ * shorter under contention between daemons.
+ */
+const TRANSITION = `WITH new_claim AS (
+    INSERT INTO claims (task_id, agent, claimed_at) SELECT $1, $2, $3 WHERE $4::boolean RETURNING id
+  ), updated AS (
+    UPDATE tasks SET status = $5, assignee = $2, result = $6, claim_id = COALESCE((SELECT id FROM new_claim), $7::int),
+      lease_expires_at = $8, updated_at = $3
+    WHERE id = $1 RETURNING ${TASK_COLUMNS}
+  ), review AS (
+    INSERT INTO reviews (task_id, reviewer, verdict, note, submitter, created_at) SELECT $1, $9, $10, $11, $12, $3 WHERE $13::boolean
+  ), history AS (
+    INSERT INTO activity (task_id, agent, action, from_status, to_status, assignee, note, claim_id, edit, created_at)
+    SELECT $1, $9, $14, $15, $5, $2, $16, COALESCE((SELECT id FROM new_claim), $17::int), NULL, $3
+  )
+  SELECT * FROM updated`;
+
 /** Locks the task, lets the rule decide, and writes the change with its history, all in the caller's transaction. */
 export async function transition(tx: Tx, id: number, decide: DecideChange, extras: WriteExtras<Task> | undefined): Promise<Task> {
-  const before = await lockTask(tx, id);
+  const { edges, ...locked } = await lockRow(tx, id);
+  const before = taskOf(locked, edges);
   const change = decide(before);
   const at = now();
-  let freshClaimId: number | null = null;
-  if (change.lease) {
-    const [claim] = await tx<Array<{ id: number }>>`INSERT INTO claims (task_id, agent, claimed_at) VALUES (${id}, ${change.assignee!}, ${at}) RETURNING id`;
-    freshClaimId = claim!.id;
-  }
-  const { claimId, leaseExpiresAt, result } = changedFields(before, change, freshClaimId);
-  await tx`UPDATE tasks SET status = ${change.status}, assignee = ${change.assignee}, result = ${result}, claim_id = ${claimId},
-    lease_expires_at = ${leaseExpiresAt}, updated_at = ${at} WHERE id = ${id}`;
-  if (change.review) {
-    await tx`INSERT INTO reviews (task_id, reviewer, verdict, note, submitter, created_at)
-      VALUES (${id}, ${change.actor}, ${change.review.verdict}, ${change.review.note}, ${change.review.submitter}, ${at})`;
-  }
-  await insertActivity(tx, changedRow(before, change, claimId, at));
+  // The row and history as the change leaves them (store/task-rows.ts, history-rows.ts); where the change grants a
+  // lease, the statement puts the new claim's id in place of the null these carry.
+  const fields = changedFields(before, change, null);
+  const history = changedRow(before, change, null, at);
+  const review = change.review;
+  const [row] = await tx.unsafe<TaskRow[]>(
+    TRANSITION,
+    [
+      id,
+      change.assignee,
+      at,
+      change.lease !== undefined,
+      change.status,
+      fields.result,
+      fields.claimId,
+      fields.leaseExpiresAt,
+      history.agent,
+      review?.verdict ?? null,
+      review?.note ?? null,
+      review?.submitter ?? null,
+      review !== undefined,
+      history.action,
+      history.from_status,
+      history.note,
+      history.claim_id,
+    ] as never[],
+    { prepare: true },
+  );
+  const claimId = row!.claim_id;
   if (settlesDependents(before, change)) await settle(tx, id, change.status, at);
   // A reservation belongs to its claim: when the claim ends, so does it, in this same transaction.
   const ended = endedClaim(before, change, claimId, at);
   if (ended) await endReservations(tx, ended);
-  return recordExtras(tx, extras, await loadTask(tx, id), id);
+  // The task's own edges did not change, and neither did its blockers (their rows are not written here).
+  return recordExtras(tx, extras, taskOf(row!, edges), id);
 }
 
 export async function postMessage(tx: Tx, id: number, check: CheckTask, message: NewMessage, extras: WriteExtras<Message> | undefined): Promise<Message> {
