@@ -1,7 +1,7 @@
 // The bare baseline for the benchmarks: Hono + @hono/node-server + better-sqlite3 and nothing else.
 // It opens a board database (schema from daemon/migrations/ -- 001_board.sql and any later migration -- applied by
 // the bench's seeder, or here if the file is empty), sets the daemon's pragmas, and answers get_task and claim_task with the same SQL
-// statements the daemon runs (daemon/src/store/sqlite.ts), the same audit insert, and the same response shape.
+// statements the daemon runs (daemon/src/store/sqlite/), the same audit insert, and the same response shape.
 // No auth, no host guard, no body limit, no input schema, no rate limit: that difference is what the bench measures.
 //
 // Environment: BARE_DB_PATH (required), BARE_AGENT (the name written to the audit log and as claimant),

@@ -14,7 +14,7 @@ export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const DAEMON_BIN = join(ROOT, 'daemon/bin/roundtable.js');
 export const BARE_SERVER = join(ROOT, 'bench/bare-server.mjs');
 export const MIGRATIONS_DIR = join(ROOT, 'daemon/migrations');
-/** The daemon's numbered migrations (001_board.sql, ...), in order, as daemon/src/store/migrate.ts reads them. */
+/** The daemon's numbered migrations (001_board.sql, ...), in order, as daemon/src/store/migration-files.ts reads them. */
 export const MIGRATIONS = readdirSync(MIGRATIONS_DIR)
   .filter((f) => /^\d{3}_[a-z0-9_]+\.sql$/.test(f))
   .sort()

@@ -96,7 +96,7 @@ export async function benchReservations(h, { holders, perTask, rounds }) {
  * work that grows with the reservations apart from the noise of the round trip.
  */
 async function inProcess(h, { dbPath, taskId, holders, perTask, rounds, total }) {
-  const { SqliteStore } = await import('../daemon/dist/store/sqlite.js');
+  const { SqliteStore } = await import('../daemon/dist/store/sqlite/index.js');
   const { decideReleasePaths, decideReserve } = await import('../daemon/dist/board/reservation-rules.js');
   const { holdsPath, literalPrefix } = await import('../daemon/dist/board/overlap.js');
   const store = new SqliteStore({ path: dbPath });

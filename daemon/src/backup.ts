@@ -4,8 +4,8 @@ import { chmodSync, closeSync, copyFileSync, existsSync, fsyncSync, lstatSync, m
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { daemonUsing } from './db-lock.js';
-import { CODE_SCHEMA_VERSION } from './store/migrate.js';
-import { createPrivately } from './store/sqlite.js';
+import { CODE_SCHEMA_VERSION } from './store/sqlite/migrate.js';
+import { createPrivately } from './store/sqlite/connection.js';
 
 export const BACKUP_NAME = /^roundtable-\d{8}T\d{6}Z(-\d+)?\.db$/;
 

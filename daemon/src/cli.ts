@@ -11,7 +11,7 @@ import { ConfigError, loadConfig, type Config } from './config.js';
 import { AgentsFileExists, describeIssued, initAgentsFile } from './init.js';
 import { log } from './log.js';
 import { startBoard } from './server.js';
-import { SchemaTooNew } from './store/migrate.js';
+import { SchemaTooNew } from './store/migration-files.js';
 import { VERSION } from './version.js';
 import { describeDatabase } from './store/open.js';
 import { MigrationRefused } from './store/migration-refused.js';
@@ -312,7 +312,7 @@ async function migrateCommand(config: Config, to: string): Promise<void> {
   if (!existsSync(config.dbPath)) throw new MigrationRefused(`no SQLite board at ${config.dbPath}; set ROUNDTABLE_DB_PATH to the board to copy`);
   const pid = daemonUsing(config.dbPath);
   if (pid !== undefined) throw new MigrationRefused(`a roundtable daemon (pid ${pid}) is using ${config.dbPath}; stop it first, so that no write is left behind`);
-  const [{ SqliteStore }, { copyBoard }] = await Promise.all([import('./store/sqlite.js'), import('./store/postgres/copy-board.js')]);
+  const [{ SqliteStore }, { copyBoard }] = await Promise.all([import('./store/sqlite/index.js'), import('./store/postgres/copy-board.js')]);
   const store = new SqliteStore({ path: config.dbPath });
   try {
     const { rows } = await copyBoard(store.db, to);

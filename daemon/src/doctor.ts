@@ -12,7 +12,7 @@ import { listBackups } from './backup.js';
 import type { Config } from './config.js';
 import { daemonUsing } from './db-lock.js';
 import { isLoopback, plainHttpExposure } from './exposure.js';
-import { CODE_SCHEMA_VERSION } from './store/migrate.js';
+import { CODE_SCHEMA_VERSION } from './store/sqlite/migrate.js';
 import { describeDatabase } from './store/open.js';
 import { VERSION } from './version.js';
 

@@ -44,7 +44,7 @@ export async function openStore(config: Config): Promise<OpenedStore> {
   // One daemon per SQLite file: a second one would corrupt nothing, but its in-memory state would disagree.
   const unlock = lockDatabase(config.dbPath);
   try {
-    const { SqliteStore } = await import('./sqlite.js');
+    const { SqliteStore } = await import('./sqlite/index.js');
     const store = new SqliteStore({ path: config.dbPath });
     return {
       store,

@@ -1,6 +1,8 @@
-// How a task is stored and read back, the same on both stores: the row, the priority's rank, and the graph fields
-// (depends_on, blocked_by, ...) a row gains from its dependency edges.
-import { PRIORITIES, type Priority, type TaskStatus } from 'roundtable-shared';
+// How a task is stored and read back, the same on both stores: the row, the priority's rank, the graph fields
+// (depends_on, blocked_by, ...) a row gains from its dependency edges, and what a transition leaves on the row.
+import { PRIORITIES, type Priority, type Task, type TaskStatus } from 'roundtable-shared';
+import type { EndedClaim } from './history-rows.js';
+import type { TaskChange } from './store.js';
 
 /** A task as both stores keep it; required_skills is JSON text, priority a rank. */
 export interface TaskRow {
@@ -64,4 +66,33 @@ export function withGraph<R extends GraphColumns>(rows: readonly R[], found: Ite
       blocked_by_cancelled: mine.filter((e) => e.status === 'cancelled').map((e) => e.depends_on),
     };
   });
+}
+
+/** The claim, lease and result a task row holds after a change. */
+export interface ChangedFields {
+  readonly claimId: number | null;
+  readonly leaseExpiresAt: string | null;
+  readonly result: string | null;
+}
+
+/**
+ * What a change leaves on the task row: a new claim gets the fresh id the store gave it (`freshClaimId`) and its lease;
+ * staying claimed keeps both; any other move out of `claimed` ends the lease. A change that leaves the result keeps it.
+ */
+export function changedFields(before: Task, change: TaskChange, freshClaimId: number | null): ChangedFields {
+  const result = change.result === undefined ? before.result : change.result;
+  if (change.lease) return { claimId: freshClaimId, leaseExpiresAt: change.lease.expiresAt, result };
+  const staysClaimed = change.status === 'claimed';
+  return { claimId: staysClaimed ? before.claim_id : null, leaseExpiresAt: staysClaimed ? before.lease_expires_at : null, result };
+}
+
+/** The claim a change ended (so its reservations end with it, in the same transaction), or null. */
+export function endedClaim(before: Task, change: TaskChange, claimId: number | null, at: string): EndedClaim | null {
+  if (before.claim_id === null || claimId === before.claim_id) return null;
+  return { taskId: before.id, claimId: before.claim_id, status: change.status, assignee: change.assignee, how: change.action, at };
+}
+
+/** Reaching done unblocks dependents and cancelled strands them: either way they are recounted. */
+export function settlesDependents(before: Task, change: TaskChange): boolean {
+  return (change.status === 'done' || change.status === 'cancelled') && before.status !== change.status;
 }

@@ -1,18 +1,6 @@
 // The task history (activity rows) on PostgreSQL: written inside the transaction of the change it records.
+import type { ActivityRow } from '../history-rows.js';
 import type { Tx } from './connection.js';
-
-export interface ActivityRow {
-  readonly task_id: number;
-  readonly agent: string;
-  readonly action: string;
-  readonly from_status: string | null;
-  readonly to_status: string;
-  readonly assignee: string | null;
-  readonly note: string | null;
-  readonly claim_id: number | null;
-  readonly edit?: string | null;
-  readonly at: string;
-}
 
 export async function insertActivity(tx: Tx, row: ActivityRow): Promise<void> {
   await tx`INSERT INTO activity (task_id, agent, action, from_status, to_status, assignee, note, claim_id, edit, created_at)

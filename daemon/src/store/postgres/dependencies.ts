@@ -1,6 +1,7 @@
 // Dependencies on PostgreSQL: the edges, the blocker counts kept on each task, and the graph facts the rules judge.
-// Same queries as SQLite's sqlite-dependencies.ts; every write runs inside the caller's transaction.
+// Same queries as SQLite's sqlite/dependencies.ts; every write runs inside the caller's transaction.
 import type { TaskStatus } from 'roundtable-shared';
+import { strandedNote } from '../history-rows.js';
 import { withGraph, type EdgeWithStatus, type GraphColumns, type TaskGraph } from '../task-rows.js';
 import type { DependencyEdge, DependencyFacts } from '../store.js';
 import type { Db, Tx } from './connection.js';
@@ -56,7 +57,7 @@ export async function replaceEdges(tx: Tx, taskId: number, ids: readonly number[
 export async function settle(tx: Tx, taskId: number, status: TaskStatus, at: string): Promise<void> {
   await tx.unsafe(`UPDATE tasks SET ${RECOUNT} WHERE id IN (SELECT task_id FROM task_dependencies WHERE depends_on = $1)`, [taskId]);
   if (status !== 'cancelled') return;
-  const note = `task ${taskId}, which this task depends on, was cancelled; edit depends_on with update_task, or cancel this task`;
+  const note = strandedNote(taskId);
   await tx`INSERT INTO activity (task_id, agent, action, from_status, to_status, assignee, note, claim_id, created_at)
     SELECT t.id, 'roundtable', 'blocker_cancelled', t.status, t.status, t.assignee, ${note}, t.claim_id, ${at}
     FROM task_dependencies d JOIN tasks t ON t.id = d.task_id

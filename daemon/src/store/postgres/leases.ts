@@ -1,6 +1,8 @@
 // Claim leases on PostgreSQL: renewal, the sweep that reopens lapsed claims, and what a stale claim id is told.
 // The sweep's update is conditional on the claim still being there and lapsed, and takes the row's lock: when several
 // daemons sweep at once, each lapse is reopened by exactly one of them.
+import { toClaimRecord, type ClaimEndRow, type ClaimRow } from '../claim-rows.js';
+import { leaseExpiredRow, type LapsedClaim } from '../history-rows.js';
 import type { ClaimRecord, ExpiredLease, Holding, LeaseView } from '../store.js';
 import { insertActivity } from './activity.js';
 import type { Db, Tx } from './connection.js';
@@ -9,24 +11,14 @@ import { loadTask } from './tasks.js';
 
 export async function expireLeases(tx: Tx, at: string): Promise<ExpiredLease[]> {
   const expired: ExpiredLease[] = [];
-  const due = await tx<Array<{ id: number; assignee: string; claim_id: number; lease_expires_at: string }>>`
+  const due = await tx<LapsedClaim[]>`
     SELECT id, assignee, claim_id, lease_expires_at FROM tasks WHERE lease_expires_at <= ${at} ORDER BY lease_expires_at LIMIT 500`;
   for (const lapse of due) {
     const updated = await tx`UPDATE tasks SET status = 'open', assignee = NULL, claim_id = NULL, lease_expires_at = NULL, updated_at = ${at}
       WHERE id = ${lapse.id} AND status = 'claimed' AND claim_id = ${lapse.claim_id} AND lease_expires_at <= ${at}`;
     if (updated.count === 0) continue;
     await tx`UPDATE claims SET lapsed_at = ${lapse.lease_expires_at} WHERE id = ${lapse.claim_id}`;
-    await insertActivity(tx, {
-      task_id: lapse.id,
-      agent: 'roundtable',
-      action: 'lease_expired',
-      from_status: 'claimed',
-      to_status: 'open',
-      assignee: null,
-      note: `claim ${lapse.claim_id} by ${lapse.assignee} lapsed at ${lapse.lease_expires_at}`,
-      claim_id: lapse.claim_id,
-      at,
-    });
+    await insertActivity(tx, leaseExpiredRow(lapse, at));
     await endReservations(tx, { taskId: lapse.id, claimId: lapse.claim_id, status: 'open', assignee: null, how: 'lease_expired', at });
     expired.push({ task: await loadTask(tx, lapse.id), holder: lapse.assignee, claimId: lapse.claim_id, expiredAt: lapse.lease_expires_at });
   }
@@ -51,20 +43,14 @@ export async function nextLeaseExpiry(db: Db): Promise<string | null> {
 export async function findClaim(tx: Tx, taskId: number, by: { readonly claimId: number } | { readonly agent: string }): Promise<ClaimRecord | undefined> {
   const [row] =
     'claimId' in by
-      ? await tx<Array<{ id: number; agent: string; claimed_at: string; lapsed_at: string | null }>>`
+      ? await tx<ClaimRow[]>`
           SELECT id, agent, claimed_at, lapsed_at FROM claims WHERE task_id = ${taskId} AND id = ${by.claimId}`
-      : await tx<Array<{ id: number; agent: string; claimed_at: string; lapsed_at: string | null }>>`
+      : await tx<ClaimRow[]>`
           SELECT id, agent, claimed_at, lapsed_at FROM claims WHERE task_id = ${taskId} AND agent = ${by.agent} ORDER BY id DESC LIMIT 1`;
   if (!row) return undefined;
-  const [end] = await tx<Array<{ action: string; agent: string; created_at: string }>>`
+  const [end] = await tx<ClaimEndRow[]>`
     SELECT action, agent, created_at FROM activity WHERE task_id = ${taskId} AND claim_id = ${row.id} AND action != 'claimed' ORDER BY id DESC LIMIT 1`;
-  return {
-    claimId: row.id,
-    agent: row.agent,
-    claimedAt: row.claimed_at,
-    lapsedAt: row.lapsed_at,
-    ended: end ? { action: end.action, by: end.agent, at: end.created_at } : null,
-  };
+  return toClaimRecord(row, end);
 }
 
 export async function countExpiredLeasesSince(db: Db, since: string): Promise<number> {

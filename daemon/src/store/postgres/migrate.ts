@@ -1,28 +1,12 @@
 // PostgreSQL's own numbered migrations (daemon/migrations-pg/), each in one transaction; a newer schema is refused.
 // Several daemons may start at once: an advisory lock lets one migrate while the others wait, then find nothing to do.
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import type postgres from 'postgres';
-import { PACKAGE_DIR } from '../../package-dir.js';
-import { SchemaTooNew } from '../migrate.js';
+import { codeSchemaVersion, readMigrations, SchemaTooNew } from '../migration-files.js';
 
-const MIGRATIONS_DIR = join(PACKAGE_DIR, 'migrations-pg/');
 /** Any fixed number: the key of the advisory lock migrations hold. */
 const MIGRATION_LOCK = 7_316_001;
 
-interface Migration {
-  readonly version: number;
-  readonly sql: string;
-}
-
-function readMigrations(): Migration[] {
-  return readdirSync(MIGRATIONS_DIR)
-    .filter((f) => /^\d{3}_[a-z0-9_]+\.sql$/.test(f))
-    .sort()
-    .map((f) => ({ version: Number(f.slice(0, 3)), sql: readFileSync(MIGRATIONS_DIR + f, 'utf8') }));
-}
-
-export const PG_SCHEMA_VERSION = Math.max(0, ...readMigrations().map((m) => m.version));
+export const PG_SCHEMA_VERSION = codeSchemaVersion(readMigrations('migrations-pg'));
 
 /** The schema version the database is at (0 when it has none). */
 export async function schemaVersion(sql: postgres.Sql): Promise<number> {
@@ -39,11 +23,9 @@ export async function migratePostgres(sql: postgres.Sql): Promise<number> {
     const [row] = await tx`SELECT COALESCE(MAX(version), 0)::int AS v FROM schema_version`;
     const current = Number(row?.['v'] ?? 0);
     if (current > PG_SCHEMA_VERSION) {
-      throw new SchemaTooNew(
-        `the database is at schema version ${current}, newer than this roundtable (${PG_SCHEMA_VERSION}); upgrade roundtable-daemon or restore an older backup`,
-      );
+      throw new SchemaTooNew(current, PG_SCHEMA_VERSION);
     }
-    for (const migration of readMigrations()) {
+    for (const migration of readMigrations('migrations-pg')) {
       if (migration.version <= current) continue;
       await tx.unsafe(migration.sql);
       await tx`INSERT INTO schema_version (version, applied_at) VALUES (${migration.version}, ${new Date().toISOString()})`;

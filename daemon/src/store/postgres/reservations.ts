@@ -1,25 +1,14 @@
-// Path reservations on PostgreSQL: the same lookups as SQLite's sqlite-reservations.ts. Changes in one scope are
+// Path reservations on PostgreSQL: the same lookups as SQLite's sqlite/reservations.ts. Changes in one scope are
 // serialized by an advisory lock on the scope, so two claims cannot both take overlapping exclusive paths.
-import type { Reservation, Task, TaskStatus } from 'roundtable-shared';
+import type { Reservation, Task } from 'roundtable-shared';
+import { pathsReleasedRow, reservationsChangedRow, type EndedClaim } from '../history-rows.js';
+import { distinctReservations, nearReads, toReservation, type ReservationRow } from '../reservation-rows.js';
 import type { DecideReservation, NewReservation, ReservationLookup, WriteExtras } from '../store.js';
 import { insertActivity } from './activity.js';
 import { recordExtras } from './audit.js';
 import type { Db, Tx } from './connection.js';
 
 const COLUMNS = 'id, task_id, claim_id, agent, scope, pattern, exclusive, reason, created_at';
-
-interface ReservationRow extends Omit<Reservation, 'scope'> {
-  scope: string;
-}
-
-function toReservation(row: ReservationRow): Reservation {
-  return { ...row, scope: row.scope === '' ? null : row.scope };
-}
-
-/** The smallest string above every key that starts with `prefix` (which ends in "/"): "src/" -> "src0". */
-function pastPrefix(prefix: string): string {
-  return `${prefix.slice(0, -1)}0`;
-}
 
 async function rows(db: Db, where: string, params: unknown[]): Promise<ReservationRow[]> {
   return [...(await db.unsafe<ReservationRow[]>(`SELECT ${COLUMNS} FROM reservations WHERE ${where}`, params as never[], { prepare: true }))];
@@ -35,22 +24,12 @@ export async function ofTask(db: Db, taskId: number): Promise<Reservation[]> {
 
 /** A superset of the live reservations that may overlap a pattern with one of the lookup's keys; each once. */
 export async function near(db: Db, lookup: ReservationLookup): Promise<Reservation[]> {
-  const found = new Map<number, ReservationRow>();
-  const add = (list: ReservationRow[]) => {
-    for (const row of list) found.set(row.id, row);
-  };
-  const keys = new Set(lookup.prefixes);
-  if (keys.has('')) {
-    add(await rows(db, 'scope = $1', [lookup.scope]));
-  } else {
-    const ancestors = new Set<string>(['']);
-    for (const key of keys) {
-      for (let at = key.indexOf('/'); at !== -1; at = key.indexOf('/', at + 1)) ancestors.add(key.slice(0, at + 1));
-      add(await rows(db, 'scope = $1 AND prefix > $2 AND prefix < $3', [lookup.scope, key, pastPrefix(key)]));
-    }
-    add(await rows(db, 'scope = $1 AND prefix = ANY($2::text[])', [lookup.scope, [...ancestors]]));
-  }
-  return [...found.values()].sort((a, b) => a.id - b.id).map(toReservation);
+  const reads = nearReads(lookup);
+  if (reads.wholeScope) return distinctReservations(await rows(db, 'scope = $1', [lookup.scope]));
+  const lists: ReservationRow[][] = [];
+  for (const { from, past } of reads.under) lists.push(await rows(db, 'scope = $1 AND prefix > $2 AND prefix < $3', [lookup.scope, from, past]));
+  lists.push(await rows(db, 'scope = $1 AND prefix = ANY($2::text[])', [lookup.scope, [...reads.at]]));
+  return distinctReservations(lists.flat());
 }
 
 export async function page(db: Db, scope: string, afterId: number, limit: number): Promise<Reservation[]> {
@@ -88,36 +67,12 @@ export async function changeReservations(
   for (const id of change.remove) await tx`DELETE FROM reservations WHERE id = ${id} AND claim_id = ${change.claimId}`;
   for (const row of change.add) await add(tx, { ...row, taskId: task.id, claimId: change.claimId, agent: change.actor, scope: change.scope, at });
   if (change.add.length === 0 && change.remove.length === 0) return recordExtras(tx, extras, own, task.id);
-  await insertActivity(tx, {
-    task_id: task.id,
-    agent: change.actor,
-    action: change.action,
-    from_status: task.status,
-    to_status: task.status,
-    assignee: task.assignee,
-    note: change.note,
-    claim_id: change.claimId,
-    at,
-  });
+  await insertActivity(tx, reservationsChangedRow(task, change, at));
   return recordExtras(tx, extras, await ofClaim(tx, change.claimId), task.id);
 }
 
 /** Inside a transaction that ended a claim: deletes its reservations and, if it had any, says so in the history. */
-export async function endReservations(
-  tx: Tx,
-  ended: { taskId: number; claimId: number; status: TaskStatus; assignee: string | null; how: string; at: string },
-): Promise<void> {
+export async function endReservations(tx: Tx, ended: EndedClaim): Promise<void> {
   const count = (await tx`DELETE FROM reservations WHERE claim_id = ${ended.claimId}`).count;
-  if (count === 0) return;
-  await insertActivity(tx, {
-    task_id: ended.taskId,
-    agent: 'roundtable',
-    action: 'paths_released',
-    from_status: ended.status,
-    to_status: ended.status,
-    assignee: ended.assignee,
-    note: `${count} path reservation${count === 1 ? '' : 's'} of claim ${ended.claimId} ended with the claim (${ended.how})`,
-    claim_id: ended.claimId,
-    at: ended.at,
-  });
+  if (count > 0) await insertActivity(tx, pathsReleasedRow(ended, count));
 }

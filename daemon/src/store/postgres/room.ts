@@ -1,29 +1,18 @@
 // The room on PostgreSQL: messages to all or to named members, receipts, per-agent cursors, and what waits for an agent.
+import { postedRoomMessage, recipientsColumn, toRoomMessage, type RoomRow } from '../room-rows.js';
 import type { PendingCounts, PendingQuery, ReceiptRow, ReviewNotice, StoredRoomMessage, NewRoomMessage, WriteExtras } from '../store.js';
 import { recordExtras } from './audit.js';
 import type { Db, Tx } from './connection.js';
 
-interface RoomRow {
-  id: number;
-  author: string;
-  recipients: string;
-  text: string;
-  created_at: string;
-}
-
-function toRoomMessage(row: RoomRow): StoredRoomMessage {
-  return { id: row.id, from: row.author, to: row.recipients === 'all' ? 'all' : (JSON.parse(row.recipients) as string[]), text: row.text, created_at: row.created_at };
-}
-
 export async function postRoomMessage(tx: Tx, message: NewRoomMessage, extras: WriteExtras<StoredRoomMessage> | undefined): Promise<StoredRoomMessage> {
   const at = new Date().toISOString();
-  const recipients = message.to === 'all' ? 'all' : JSON.stringify(message.to);
+  const recipients = recipientsColumn(message);
   const [row] = await tx<Array<{ id: number }>>`INSERT INTO room_messages (author, recipients, text, created_at) VALUES (${message.author}, ${recipients}, ${message.text}, ${at}) RETURNING id`;
   const id = row!.id;
   if (message.recipients.length > 0) {
     await tx`INSERT INTO room_receipts (message_id, agent) SELECT ${id}, unnest(${[...message.recipients]}::text[]) ON CONFLICT DO NOTHING`;
   }
-  return recordExtras(tx, extras, { id, from: message.author, to: message.to === 'all' ? 'all' : [...message.to], text: message.text, created_at: at }, null);
+  return recordExtras(tx, extras, postedRoomMessage(message, id, at), null);
 }
 
 async function lockCursor(tx: Tx, agent: string): Promise<{ room_read_id: number; review_seen_id: number }> {

@@ -3,7 +3,8 @@
 import type { Activity, Message, Review, Task, TaskStatus, TaskSummary } from 'roundtable-shared';
 import { TASK_STATUSES } from 'roundtable-shared';
 import { NotFound } from '../../errors.js';
-import { priorityRank, withGraph, type TaskRow } from '../task-rows.js';
+import { changedRow, createdRow, editedRow } from '../history-rows.js';
+import { changedFields, endedClaim, priorityRank, settlesDependents, withGraph, type TaskRow } from '../task-rows.js';
 import {
   FIRST_PAGES,
   knownTotal,
@@ -86,7 +87,7 @@ export async function createTask(tx: Tx, task: NewTask, extras: WriteExtras<Task
     await tx`INSERT INTO task_skills (task_id, skill) SELECT ${id}, unnest(${[...task.requiredSkills]}::text[]) ON CONFLICT DO NOTHING`;
   }
   if (dependsOn.length > 0) await replaceEdges(tx, id, dependsOn);
-  await insertActivity(tx, { task_id: id, agent: task.createdBy, action: 'created', from_status: null, to_status: 'open', assignee: task.assignee, note: null, claim_id: null, at });
+  await insertActivity(tx, createdRow(id, task, at));
   return recordExtras(tx, extras, await loadTask(tx, id), id);
 }
 
@@ -187,6 +188,10 @@ export async function transition(tx: Tx, id: number, decide: DecideChange, extra
   const before = taskOf(locked, edges);
   const change = decide(before);
   const at = now();
+  // The row and history as the change leaves them (store/task-rows.ts, history-rows.ts); where the change grants a
+  // lease, the statement puts the new claim's id in place of the null these carry.
+  const fields = changedFields(before, change, null);
+  const history = changedRow(before, change, null, at);
   const review = change.review;
   const [row] = await tx.unsafe<TaskRow[]>(
     TRANSITION,
@@ -196,29 +201,26 @@ export async function transition(tx: Tx, id: number, decide: DecideChange, extra
       at,
       change.lease !== undefined,
       change.status,
-      change.result === undefined ? before.result : change.result,
-      // Without a new lease the claim stays while the task stays claimed, and ends otherwise.
-      change.status === 'claimed' ? before.claim_id : null,
-      change.lease ? change.lease.expiresAt : change.status === 'claimed' ? before.lease_expires_at : null,
-      change.actor,
+      fields.result,
+      fields.claimId,
+      fields.leaseExpiresAt,
+      history.agent,
       review?.verdict ?? null,
       review?.note ?? null,
       review?.submitter ?? null,
       review !== undefined,
-      change.action,
-      before.status,
-      change.note ?? null,
-      before.claim_id,
+      history.action,
+      history.from_status,
+      history.note,
+      history.claim_id,
     ] as never[],
     { prepare: true },
   );
   const claimId = row!.claim_id;
-  // Reaching done unblocks dependents; cancelled strands them. Either way they are recounted now.
-  if ((change.status === 'done' || change.status === 'cancelled') && before.status !== change.status) await settle(tx, id, change.status, at);
+  if (settlesDependents(before, change)) await settle(tx, id, change.status, at);
   // A reservation belongs to its claim: when the claim ends, so does it, in this same transaction.
-  if (before.claim_id !== null && claimId !== before.claim_id) {
-    await endReservations(tx, { taskId: id, claimId: before.claim_id, status: change.status, assignee: change.assignee, how: change.action, at });
-  }
+  const ended = endedClaim(before, change, claimId, at);
+  if (ended) await endReservations(tx, ended);
   // The task's own edges did not change, and neither did its blockers (their rows are not written here).
   return recordExtras(tx, extras, taskOf(row!, edges), id);
 }
@@ -250,18 +252,7 @@ export async function updateTask(tx: Tx, id: number, dependsOn: readonly number[
       }
     }
     if (set.dependsOn) await replaceEdges(tx, id, set.dependsOn);
-    await insertActivity(tx, {
-      task_id: id,
-      agent: edit.actor,
-      action: 'edited',
-      from_status: before.status,
-      to_status: before.status,
-      assignee,
-      note: null,
-      claim_id: before.claim_id,
-      edit: JSON.stringify({ fields: edit.fields, old: edit.old }),
-      at,
-    });
+    await insertActivity(tx, editedRow(before, edit, assignee, at));
   }
   return recordExtras(tx, extras, await loadTask(tx, id), id);
 }

@@ -1,9 +1,11 @@
 // Dependencies on SQLite: the edges, the blocker counts kept on each task, and the graph facts the rules judge.
-// Every method runs inside the caller's transaction; the counts are recounted from the edges, so they cannot drift.
+// Same queries as postgres/dependencies.ts; every method runs inside the caller's transaction, and the counts are
+// recounted from the edges, so they cannot drift.
 import type Database from 'better-sqlite3';
 import type { TaskStatus } from 'roundtable-shared';
-import type { DependencyEdge, DependencyFacts } from './store.js';
-import { withGraph, type EdgeWithStatus, type GraphColumns, type TaskGraph } from './task-rows.js';
+import type { DependencyEdge, DependencyFacts } from '../store.js';
+import { strandedNote } from '../history-rows.js';
+import { withGraph, type EdgeWithStatus, type GraphColumns, type TaskGraph } from '../task-rows.js';
 
 export class SqliteDependencies {
   private readonly stmt;
@@ -49,6 +51,8 @@ export class SqliteDependencies {
       ),
       // Both walk the partial indexes of migration 006, so they cost what they find, not the size of the board.
       strandedAll: db.prepare("SELECT id FROM tasks WHERE cancelled_blocker_count > 0 AND status NOT IN ('done', 'cancelled') ORDER BY id").pluck(),
+      // The counter of migration 008, kept by triggers: the same cost at a million tasks as at ten.
+      readyCount: db.prepare("SELECT n FROM board_counts WHERE name = 'ready'").pluck(),
       strandedBy: db.prepare(
         "SELECT id FROM tasks WHERE cancelled_blocker_count > 0 AND created_by = ? AND status NOT IN ('done', 'cancelled') ORDER BY id",
       ).pluck(),
@@ -56,13 +60,13 @@ export class SqliteDependencies {
   }
 
   /** Rows with their priority's name and their edges, without the store's own counts. */
-  attach<R extends GraphColumns>(rows: readonly R[]): Array<Omit<R, 'priority' | 'blocker_count' | 'cancelled_blocker_count'> & TaskGraph> {
+  attachGraph<R extends GraphColumns>(rows: readonly R[]): Array<Omit<R, 'priority' | 'blocker_count' | 'cancelled_blocker_count'> & TaskGraph> {
     const edges = rows.length > 0 ? (this.stmt.edgesOf.all(JSON.stringify(rows.map((r) => r.id))) as EdgeWithStatus[]) : [];
     return withGraph(rows, edges);
   }
 
   /** The stored status of each proposed id, and with `withEdges` everything they wait on, transitively. */
-  facts(ids: readonly number[], withEdges: boolean): DependencyFacts {
+  graphFacts(ids: readonly number[], withEdges: boolean): DependencyFacts {
     const json = JSON.stringify(ids);
     const statuses = new Map<number, TaskStatus>();
     for (const row of this.stmt.statuses.all(json) as Array<{ id: number; status: TaskStatus }>) statuses.set(row.id, row.status);
@@ -70,7 +74,7 @@ export class SqliteDependencies {
   }
 
   /** Sets the task's edges to exactly `ids` and recounts its blockers. */
-  replace(taskId: number, ids: readonly number[]): void {
+  replaceEdges(taskId: number, ids: readonly number[]): void {
     this.stmt.deleteEdges.run(taskId);
     for (const id of ids) this.stmt.insertEdge.run(taskId, id);
     this.stmt.recountOne.run(taskId);
@@ -89,13 +93,13 @@ export class SqliteDependencies {
         status: dependent.status,
         assignee: dependent.assignee,
         claim_id: dependent.claim_id,
-        note: `task ${taskId}, which this task depends on, was cancelled; edit depends_on with update_task, or cancel this task`,
+        note: strandedNote(taskId),
         at,
       });
     }
   }
 
-  dependents(taskId: number): number[] {
+  dependentIds(taskId: number): number[] {
     return this.stmt.dependents.all(taskId) as number[];
   }
 
@@ -106,5 +110,9 @@ export class SqliteDependencies {
   stranded(scope: 'all' | 'created' | 'none', agent: string): number[] {
     if (scope === 'none') return [];
     return (scope === 'all' ? this.stmt.strandedAll.all() : this.stmt.strandedBy.all(agent)) as number[];
+  }
+
+  countReady(): number {
+    return this.stmt.readyCount.get() as number;
   }
 }

@@ -1,0 +1,212 @@
+// The board store on SQLite (better-sqlite3): WAL, synchronous=FULL, every write one savepoint in a group commit.
+// Each method runs the same pure rules as the PostgreSQL store; the SQL lives in one file per concern beside this one.
+import type Database from 'better-sqlite3';
+import type { Message, Reservation, Task, TaskStatus, TaskSummary } from 'roundtable-shared';
+import { log } from '../../log.js';
+import type {
+  AuditRow,
+  BoardStore,
+  CheckDependencies,
+  CheckTask,
+  ClaimRecord,
+  DecideChange,
+  DecideEdit,
+  DecideReservation,
+  ExpiredLease,
+  Holding,
+  InstanceLease,
+  LeaseView,
+  NewMessage,
+  NewRoomMessage,
+  NewTask,
+  PendingCounts,
+  PendingQuery,
+  ReceiptRow,
+  ReservationLookup,
+  StoredResponse,
+  StoredRoomMessage,
+  TaskDetail,
+  TaskDetailPages,
+  TaskPage,
+  TaskQuery,
+  WriteExtras,
+} from '../store.js';
+import { SqliteActivity } from './activity.js';
+import { SqliteAgents } from './agents.js';
+import { SqliteAudit } from './audit.js';
+import { openDatabase, type DatabaseOptions } from './connection.js';
+import { SqliteDependencies } from './dependencies.js';
+import { GroupCommit } from './group-commit.js';
+import { SqliteIdempotency } from './idempotency.js';
+import { SqliteLeases } from './leases.js';
+import { migrate } from './migrate.js';
+import { SqliteReservations } from './reservations.js';
+import { SqliteRoom } from './room.js';
+import { SqliteTasks } from './tasks.js';
+
+export type SqliteStoreOptions = DatabaseOptions;
+
+export class SqliteStore implements BoardStore {
+  readonly db: Database.Database;
+  /** Every write goes through it: concurrent writes share one transaction and one fsync. */
+  private readonly group: GroupCommit;
+  private readonly agents: SqliteAgents;
+  private readonly audit: SqliteAudit;
+  private readonly graph: SqliteDependencies;
+  private readonly idempotency: SqliteIdempotency;
+  private readonly leases: SqliteLeases;
+  private readonly reservations: SqliteReservations;
+  private readonly room: SqliteRoom;
+  private readonly tasks: SqliteTasks;
+
+  constructor(options: SqliteStoreOptions) {
+    const db = openDatabase(options);
+    this.db = db;
+    migrate(db);
+    this.group = new GroupCommit(db, { onDeferredError: (error) => log.error('audit write failed', { error: String(error) }) });
+    // Each concern prepares its statements once, here.
+    const activity = new SqliteActivity(db);
+    this.idempotency = new SqliteIdempotency(db);
+    this.audit = new SqliteAudit(db, this.group, this.idempotency);
+    this.graph = new SqliteDependencies(db);
+    this.reservations = new SqliteReservations(db, activity, this.audit);
+    this.tasks = new SqliteTasks(db, { activity, audit: this.audit, graph: this.graph, reservations: this.reservations });
+    this.leases = new SqliteLeases(db, { activity, reservations: this.reservations, tasks: this.tasks });
+    this.room = new SqliteRoom(db, this.audit, this.graph);
+    this.agents = new SqliteAgents(db);
+  }
+
+  /** Runs `work` in the next group commit; resolves once that commit is on disk. */
+  private write<T>(work: () => T): Promise<T> {
+    return this.group.write(work);
+  }
+
+  /** A consistent snapshot for reads that take several statements. */
+  private read<T>(work: () => T): T {
+    return this.db.transaction(work)();
+  }
+
+  async createTask(task: NewTask, extras?: WriteExtras<Task>, check?: CheckDependencies): Promise<Task> {
+    return this.write(() => this.tasks.createTask(task, extras, check));
+  }
+  async getTask(id: number, pages?: TaskDetailPages): Promise<TaskDetail | undefined> {
+    return this.read(() => this.tasks.getTask(id, pages));
+  }
+  async listTasks(query: TaskQuery): Promise<TaskPage> {
+    return this.tasks.listTasks(query);
+  }
+  async latestTasks(status: TaskStatus, limit: number): Promise<TaskSummary[]> {
+    return this.tasks.latestTasks(status, limit);
+  }
+  claimTask(id: number, decide: DecideChange, extras?: WriteExtras<Task>): Promise<Task> {
+    return this.write(() => this.tasks.transition(id, decide, extras));
+  }
+  releaseTask(id: number, decide: DecideChange, extras?: WriteExtras<Task>): Promise<Task> {
+    return this.write(() => this.tasks.transition(id, decide, extras));
+  }
+  submitResult(id: number, decide: DecideChange, extras?: WriteExtras<Task>): Promise<Task> {
+    return this.write(() => this.tasks.transition(id, decide, extras));
+  }
+  reviewTask(id: number, decide: DecideChange, extras?: WriteExtras<Task>): Promise<Task> {
+    return this.write(() => this.tasks.transition(id, decide, extras));
+  }
+  cancelTask(id: number, decide: DecideChange, extras?: WriteExtras<Task>): Promise<Task> {
+    return this.write(() => this.tasks.transition(id, decide, extras));
+  }
+  async postMessage(id: number, check: CheckTask, message: NewMessage, extras?: WriteExtras<Message>): Promise<Message> {
+    return this.write(() => this.tasks.postMessage(id, check, message, extras));
+  }
+  async updateTask(id: number, dependsOn: readonly number[] | undefined, decide: DecideEdit, extras?: WriteExtras<Task>): Promise<Task> {
+    return this.write(() => this.tasks.updateTask(id, dependsOn, decide, extras));
+  }
+  async dependentsOf(id: number): Promise<TaskSummary[]> {
+    return this.read(() => this.tasks.dependentsOf(id));
+  }
+  async countReady(): Promise<number> {
+    return this.graph.countReady();
+  }
+  async countTasksByStatus(): Promise<Record<TaskStatus, number>> {
+    return this.tasks.countTasksByStatus();
+  }
+
+  async findResponse(agent: string, key: string, expiredBefore: string): Promise<StoredResponse | undefined> {
+    return this.idempotency.findResponse(agent, key, expiredBefore);
+  }
+  async purgeResponses(olderThan: string): Promise<number> {
+    return this.write(() => this.idempotency.purgeResponses(olderThan));
+  }
+
+  async appendAudit(row: AuditRow): Promise<void> {
+    this.audit.appendAudit(row);
+  }
+  async lastSeen(names: readonly string[]): Promise<Map<string, string>> {
+    return this.audit.lastSeen(names);
+  }
+
+  async acquireInstance(agent: string, instanceId: string, now: string, expiresAt: string): Promise<InstanceLease | undefined> {
+    return this.write(() => this.agents.acquireInstance(agent, instanceId, now, expiresAt));
+  }
+  async releaseInstance(agent: string, instanceId: string): Promise<void> {
+    await this.write(() => this.agents.releaseInstance(agent, instanceId));
+  }
+
+  async postRoomMessage(message: NewRoomMessage, extras?: WriteExtras<StoredRoomMessage>): Promise<StoredRoomMessage> {
+    return this.write(() => this.room.postRoomMessage(message, extras));
+  }
+  async readUnread(agent: string, limit: number, extras?: WriteExtras<{ messages: StoredRoomMessage[]; more: boolean }>): Promise<{ messages: StoredRoomMessage[]; more: boolean }> {
+    return this.write(() => this.room.readUnread(agent, limit, extras));
+  }
+  async readRoomLog(agent: string, before: number | undefined, limit: number): Promise<StoredRoomMessage[]> {
+    return this.room.readRoomLog(agent, before, limit);
+  }
+  async getRoomMessage(id: number): Promise<{ message: StoredRoomMessage; receipts: ReceiptRow[] } | undefined> {
+    return this.room.getRoomMessage(id);
+  }
+  async pendingFor(query: PendingQuery): Promise<PendingCounts> {
+    return this.read(() => this.room.pendingFor(query));
+  }
+  async markReviewsSeen(agent: string, upToId: number): Promise<void> {
+    await this.write(() => this.room.markReviewsSeen(agent, upToId));
+  }
+
+  async holdings(agents: readonly string[]): Promise<Map<string, Holding[]>> {
+    return this.read(() => this.leases.holdings(agents));
+  }
+  async expireLeases(now: string): Promise<ExpiredLease[]> {
+    return this.write(() => this.leases.expireLeases(now));
+  }
+  async renewLeases(agent: string, until: string, now: string): Promise<number> {
+    return this.write(() => this.leases.renewLeases(agent, until, now));
+  }
+  async leasesHeldBy(agent: string): Promise<LeaseView[]> {
+    return this.leases.leasesHeldBy(agent);
+  }
+  async nextLeaseExpiry(): Promise<string | null> {
+    return this.leases.nextLeaseExpiry();
+  }
+  async findClaim(taskId: number, by: { readonly claimId: number } | { readonly agent: string }): Promise<ClaimRecord | undefined> {
+    return this.read(() => this.leases.findClaim(taskId, by));
+  }
+  async countExpiredLeasesSince(since: string): Promise<number> {
+    return this.leases.countExpiredLeasesSince(since);
+  }
+
+  async changeReservations(taskId: number, lookup: ReservationLookup | undefined, decide: DecideReservation, extras?: WriteExtras<Reservation[]>): Promise<Reservation[]> {
+    return this.write(() => this.reservations.changeReservations(this.tasks.lockTask(taskId), lookup, decide, extras));
+  }
+  async reservationsNear(lookup: ReservationLookup): Promise<Reservation[]> {
+    return this.reservations.near(lookup);
+  }
+  async listReservations(scope: string, afterId: number, limit: number): Promise<Reservation[]> {
+    return this.reservations.page(scope, afterId, limit);
+  }
+  async reservationsOf(taskId: number): Promise<Reservation[]> {
+    return this.reservations.ofTask(taskId);
+  }
+
+  async close(): Promise<void> {
+    // Whatever is queued (a group, read-audit rows) is committed before the file closes.
+    this.group.close();
+    if (this.db.open) this.db.close();
+  }
+}
