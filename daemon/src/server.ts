@@ -25,6 +25,9 @@ import { log } from './log.js';
 import { RateLimiter } from './rate-limit.js';
 import { openStore } from './store/open.js';
 
+/** Several daemons on one database: each reads the earliest lease expiry again at least this often. */
+const SHARED_LEASE_RECHECK_MS = 5_000;
+
 const FIRST_BACKUP_DELAY_MS = 10_000;
 const KEEP_ALIVE_MS = 75_000;
 
@@ -96,7 +99,8 @@ export async function startBoard(config: Config): Promise<RunningBoard> {
   const { store } = opened;
   // One daemon: events stay in the process. Several on PostgreSQL: they also travel by LISTEN/NOTIFY.
   const events = opened.shared?.events ?? new LocalEventBus();
-  const leases = new Leases({ store, events, ttlMs: config.leaseTtlMs });
+  // Several daemons: an event lost with a daemon that died must not leave a lease unswept for long (leases.ts).
+  const leases = new Leases({ store, events, ttlMs: config.leaseTtlMs, ...(opened.shared && { recheckMs: SHARED_LEASE_RECHECK_MS }) });
   const deps = { store, agents: registry.directory, boardName: config.boardName, events, leases };
   // Several daemons: who waits where is shared through the database too (members through any daemon shows it).
   const presence = new Presence(deps, opened.shared?.waiting);

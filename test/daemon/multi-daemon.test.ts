@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, startDaemons, type AgentSpec, type StartOptions, type TestBoard } from '../helpers/board.js';
 import { eventually } from '../helpers/eventually.js';
-import { PG_SKIP_REASON } from '../helpers/postgres.js';
+import { connectTo, PG_SKIP_REASON } from '../helpers/postgres.js';
 
 const RACERS = 20;
 const AGENTS: AgentSpec[] = [
@@ -157,10 +157,32 @@ describe.skipIf(PG_SKIP_REASON)('three daemons: rate limits and lease expiry', (
       const id = (await api(boards[1]!, 'lead', 'create_task', { title: 'orphaned claim' })).body.task.id as number;
       expect((await api(boards[0]!, 'w1', 'claim_task', { task_id: id })).status).toBe(200);
       await boards[0]!.stop('SIGKILL');
-      // The survivors armed their timers from the claim's event; without it they would look only every 60 s.
+      // The survivors armed their timers from the claim's event (without it they look again within 5 s: the next test).
       await eventually(`task ${id} reopened`, async () => (await api(boards[1]!, 'lead', 'get_task', { task_id: id })).body.task.status === 'open', { timeoutMs: 15_000 });
     } finally {
       await stopAll(boards.slice(1));
+    }
+  });
+
+  it('a lease no event told the others about (its daemon died before sending it) still lapses within seconds', async () => {
+    const boards = await threeDaemons({ env: { ROUNDTABLE_LEASE_TTL: '2s' } });
+    const sql = connectTo(boards[0]!.databaseUrl!);
+    try {
+      const id = (await api(boards[0]!, 'lead', 'create_task', { title: 'claimed without an event' })).body.task.id as number;
+      // The claim as a daemon writes it, but with no NOTIFY after it: what the others see when its daemon died between
+      // the commit and the event. No daemon claims anything afterwards, so only the sweep's own re-check can find it.
+      const written = Date.now();
+      await sql.begin(async (tx) => {
+        const at = new Date(written).toISOString();
+        const [claim] = await tx<Array<{ id: number }>>`INSERT INTO claims (task_id, agent, claimed_at) VALUES (${id}, 'w1', ${at}) RETURNING id`;
+        await tx`UPDATE tasks SET status = 'claimed', assignee = 'w1', claim_id = ${claim!.id}, lease_expires_at = ${new Date(written + 2000).toISOString()}, updated_at = ${at} WHERE id = ${id}`;
+      });
+      await eventually(`task ${id} reopened`, async () => (await api(boards[1]!, 'lead', 'get_task', { task_id: id })).body.task.status === 'open', { timeoutMs: 20_000 });
+      // 2 s of lease and at most 5 s of re-check (server.ts), with room for a loaded machine; the old re-check was 60 s.
+      expect(Date.now() - written).toBeLessThan(15_000);
+    } finally {
+      await sql.end({ timeout: 1 });
+      await stopAll(boards);
     }
   });
 });

@@ -5,13 +5,19 @@ import type { EventBus } from '../events.js';
 import { log } from '../log.js';
 import type { BoardStore, ExpiredLease } from '../store/store.js';
 
-/** Leases granted by another daemon on a shared database are seen within this long even if nothing else wakes us. */
+/** The longest the sweep sleeps by default: a safety net only, since one daemon learns of every lease it grants. */
 const MAX_SLEEP_MS = 60_000;
 
 export interface LeaseOptions {
   readonly store: BoardStore;
   readonly events: EventBus;
   readonly ttlMs: number;
+  /**
+   * The longest the sweep sleeps before it reads the earliest expiry again (default 60 s). Several daemons on one
+   * database pass a few seconds: a lease granted through a daemon that died before its event went out reaches no other
+   * daemon's timer, and this bounds how late it lapses.
+   */
+  readonly recheckMs?: number;
 }
 
 export class Leases {
@@ -104,7 +110,7 @@ export class Leases {
       log.error('lease sweep failed; retrying soon', { error: String(error) });
       this.dueAt = Date.now() + 1000;
     }
-    this.arm(Math.min(this.dueAt, Date.now() + MAX_SLEEP_MS));
+    this.arm(Math.min(this.dueAt, Date.now() + (this.options.recheckMs ?? MAX_SLEEP_MS)));
   }
 
   private announce(lapse: ExpiredLease): void {
