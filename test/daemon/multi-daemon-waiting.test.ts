@@ -181,8 +181,10 @@ describe.skipIf(PG_SKIP_REASON)(`three daemons: who waits where, and a listener 
       console.log(`after a ${OUTAGE_MS} ms outage the waiter on A woke ${Math.round(answer.at - back)} ms after the database was reachable again`);
       expect(answer.body).toMatchObject({ reason: 'activity', claimable_tasks: 1 });
       expect(answer.at - back).toBeLessThan(4_000);
-      // The driver called back once per failed attempt when one succeeded: that made one resync.
-      expect(resyncsLogged(a) - resyncsBefore).toBe(1);
+      // The driver called back once per failed attempt when one succeeded: that made one resync, two at most on a
+      // machine so loaded that the burst of callbacks spread past the grouping window (ungrouped: 6 to 24).
+      expect(resyncsLogged(a) - resyncsBefore).toBeGreaterThanOrEqual(1);
+      expect(resyncsLogged(a) - resyncsBefore).toBeLessThanOrEqual(2);
       await api(a, 'w1', 'claim_task', { task_id: created.body.task.id });
     } finally {
       await relay.accept().catch(() => {});

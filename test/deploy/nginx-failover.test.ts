@@ -24,6 +24,8 @@ const AGENTS: AgentSpec[] = [
   // Waits for tasks it may claim; the load's tasks need a skill it lacks, so only the test's last task wakes it.
   { name: 'waiter', role: 'worker', skills: ['wake'] },
   { name: 'sleeper', role: 'worker' },
+  // Parks one wait on each daemon in turn, to learn which row of waiting_agents is whose.
+  { name: 'probe', role: 'worker' },
 ];
 /** Successful calls each client makes before the kill, and must make after it. */
 const BEFORE_KILL = 10;
@@ -50,10 +52,37 @@ describe.runIf(RUN)('nginx in front of three daemons: one is killed under write 
   let sdk: Client | undefined;
   const bridges: BridgeSession[] = [];
 
+  /** Each daemon's id in waiting_agents, to its board. */
+  const daemonOf = new Map<string, TestBoard>();
+  const NOW_MS = 'EXTRACT(EPOCH FROM clock_timestamp()) * 1000';
+
   beforeAll(async () => {
     boards = await startDaemons(3, { agents: AGENTS, label: 'failover', env: { ROUNDTABLE_ALLOWED_HOSTS: HOST, ROUNDTABLE_TRUST_PROXY: 'true' } });
     nginx = await startNginx({ daemonPorts: boards.map((b) => b.port) });
     resolveBoardNameHere(nginx);
+    // `members` through any daemon shows waits parked on all of them (they share waiting_agents), so which daemon holds
+    // a wait is read from that table: a probe wait parked straight on each daemon tells its id.
+    const sql = connectTo(boards[0]!.databaseUrl!);
+    try {
+      for (const board of boards) {
+        const probe = api(board, 'probe', 'wait_for_activity', { timeout_s: 30, for: ['messages'] });
+        const known = [...daemonOf.keys()];
+        const row = await eventually(`the probe's wait on the daemon at port ${board.port} in waiting_agents`, async () => {
+          const rows = await sql.unsafe<Array<{ daemon_id: string }>>(
+            `SELECT daemon_id FROM waiting_agents WHERE agent = 'probe' AND expires_ms > ${NOW_MS} AND daemon_id <> ALL($1::text[])`,
+            [known],
+          );
+          return rows[0];
+        });
+        daemonOf.set(row.daemon_id, board);
+        expect((await api(board, 'lead', 'post', { to: 'probe', text: 'seen' })).status).toBe(200);
+        expect((await probe).body.reason).toBe('activity');
+        // Read, so the next probe parks instead of answering at once with this message pending.
+        expect((await api(board, 'probe', 'read_unread')).status).toBe(200);
+      }
+    } finally {
+      await sql.end({ timeout: 1 });
+    }
   });
 
   afterAll(async () => {
@@ -72,13 +101,15 @@ describe.runIf(RUN)('nginx in front of three daemons: one is killed under write 
     bridges.push(bridge);
     return bridge;
   };
-  /** The daemon among `candidates` on which `agent` has a wait parked (each daemon knows only its own waits). */
+  /** The daemon among `candidates` on which `agent` has a wait parked, from the daemons' rows in waiting_agents. */
   const waitingOn = async (candidates: TestBoard[], agent: string) => {
-    for (const board of candidates) {
-      const { members } = (await api(board, 'lead', 'members')).body;
-      if (members.find((m: { name: string }) => m.name === agent).waiting) return board;
+    const sql = connectTo(boards[0]!.databaseUrl!);
+    try {
+      const rows = await sql.unsafe<Array<{ daemon_id: string }>>(`SELECT daemon_id FROM waiting_agents WHERE agent = $1 AND expires_ms > ${NOW_MS}`, [agent]);
+      return candidates.find((board) => rows.some((r) => daemonOf.get(r.daemon_id) === board));
+    } finally {
+      await sql.end({ timeout: 1 });
     }
-    return undefined;
   };
 
   it('the bridge and the SDK client keep working through the others, and no acknowledged write is lost', async () => {

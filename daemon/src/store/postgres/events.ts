@@ -9,8 +9,11 @@ import { log } from '../../log.js';
 const CHANNEL = 'roundtable_events';
 /** NOTIFY refuses payloads of 8000 bytes or more. */
 const MAX_PAYLOAD = 7900;
-/** Reconnection callbacks this close together make one resync. */
-const RESYNC_SETTLE_MS = 20;
+/**
+ * Reconnection callbacks this close together make one resync. They come in one burst, but a busy event loop can
+ * spread a burst over tens of milliseconds; a resync only makes waiters look again, so waiting this long costs little.
+ */
+const RESYNC_SETTLE_MS = 200;
 
 interface Envelope {
   /** The daemon that published it: it delivered the event already and skips its own notification. */
