@@ -44,6 +44,9 @@ function pageMessage(event: BoardEvent): { type: string; data: Record<string, un
     case 'resync':
       // Events were missed (see events.ts): the page reads everything again, as after a reconnect.
       return { type: 'resync', data: {} };
+    case 'session_ended':
+      // Between daemons only (web/index.ts): a page is never told of sessions.
+      return undefined;
     default:
       return undefined;
   }
