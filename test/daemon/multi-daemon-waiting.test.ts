@@ -1,7 +1,8 @@
 // Several daemons on one PostgreSQL board, what lived in one daemon's memory: who is parked in wait_for_activity
 // (members through any daemon shows waits parked on all, and a killed daemon's stop counting), and events sent while
-// a daemon's LISTEN connection was down (its waiters and live pages look again once it is back, and a sign-out among them still ends its streams). Real daemons, a real
-// database; daemon A reaches it through a TCP relay, so the test can find A's connections and hold its reconnects.
+// a daemon's LISTEN connection was down (its waiters and live pages look again once it is back, and a sign-out among
+// them still ends its streams). Real daemons, a real database; daemon A reaches it through a TCP relay, so the test
+// can find A's connections and hold its reconnects.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXPIRE_MS } from '../../daemon/src/store/postgres/waiting.js';
 import { api, startBoard, type AgentSpec, type TestBoard } from '../helpers/board.js';
