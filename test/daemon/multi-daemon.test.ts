@@ -1,5 +1,6 @@
 // Several daemons on one PostgreSQL board: claims, wake-ups, rate limits, web sessions, idempotency keys and lease
 // expiry hold across them as they do in one process. Real daemons, a real database (a fresh one per board).
+import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, startDaemons, type AgentSpec, type StartOptions, type TestBoard } from '../helpers/board.js';
 import { eventually } from '../helpers/eventually.js';
@@ -129,6 +130,10 @@ describe.skipIf(PG_SKIP_REASON)(`three daemons on one PostgreSQL database${PG_SK
     const otherCookie = await signIn(daemon(0), 'w1');
     const streams = [await openStream(daemon(1), cookie), await openStream(daemon(2), cookie)];
     const other = await openStream(daemon(1), otherCookie);
+    // What anyone who may LISTEN on the database sees of the sign-out.
+    const sql = connectTo(daemon(0).databaseUrl!);
+    const notified: string[] = [];
+    const listening = await sql.listen('roundtable_events', (payload) => notified.push(payload));
     try {
       await eventually('the streams on B and C to be connected', () => [...streams, other].every((s) => s.received.includes('event: ready')));
 
@@ -138,6 +143,10 @@ describe.skipIf(PG_SKIP_REASON)(`three daemons on one PostgreSQL database${PG_SK
       // Nothing else happens on the board meanwhile: without word from A, B and C would stream on from memory.
       await eventually('the signed-out streams on B and C to end', () => streams.every((s) => s.endedAt !== undefined), { timeoutMs: 10_000 });
       console.info(`sign-out through A ended the streams on B and C after ${streams.map((s) => Math.round(s.endedAt! - signedOutAt)).join(', ')} ms`);
+      const id = cookie.slice('rt_session='.length);
+      await eventually('the sign-out to be seen on the channel', () => notified.some((p) => p.includes('session_ended')));
+      expect(notified.find((p) => p.includes('session_ended'))).toContain(createHash('sha256').update(id).digest('hex'));
+      expect(notified.join('\n')).not.toContain(id);
 
       for (const board of [daemon(1), daemon(2)]) {
         expect((await fetch(`${board.url}/events`, { headers: { cookie } })).status, board.url).toBe(401);
@@ -149,6 +158,8 @@ describe.skipIf(PG_SKIP_REASON)(`three daemons on one PostgreSQL database${PG_SK
       await eventually('the other stream on B to hear the new task', () => other.received.includes(`"task_id":${created.body.task.id}`));
     } finally {
       for (const s of [...streams, other]) s.close();
+      await listening.unlisten();
+      await sql.end({ timeout: 1 });
     }
   });
 });
