@@ -25,6 +25,12 @@ export type BoardEvent =
   | { readonly type: 'room'; readonly message_id: number; readonly from: string; readonly to: 'all' | readonly string[] }
   | { readonly type: 'presence'; readonly agent: string }
   /**
+   * A web session was signed out (several daemons: the others forget it and end its event streams). It names the
+   * session by the SHA-256 of its id, never the id: that is a credential, and whoever may LISTEN on the database sees
+   * this. For the daemons only; never sent to a page.
+   */
+  | { readonly type: 'session_ended'; readonly session_sha256: string }
+  /**
    * This daemon may have missed events (several daemons: its database listener reconnected, and what was sent
    * meanwhile is gone): whoever waits or watches reads the board again. Delivered in this process only.
    */

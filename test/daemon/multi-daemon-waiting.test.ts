@@ -1,7 +1,8 @@
 // Several daemons on one PostgreSQL board, what lived in one daemon's memory: who is parked in wait_for_activity
 // (members through any daemon shows waits parked on all, and a killed daemon's stop counting), and events sent while
-// a daemon's LISTEN connection was down (its waiters and live pages look again once it is back). Real daemons, a real
-// database; daemon A reaches it through a TCP relay, so the test can find A's connections and hold its reconnects.
+// a daemon's LISTEN connection was down (its waiters and live pages look again once it is back, and a sign-out among
+// them still ends its streams). Real daemons, a real database; daemon A reaches it through a TCP relay, so the test
+// can find A's connections and hold its reconnects.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXPIRE_MS } from '../../daemon/src/store/postgres/waiting.js';
 import { api, startBoard, type AgentSpec, type TestBoard } from '../helpers/board.js';
@@ -112,7 +113,7 @@ describe.skipIf(PG_SKIP_REASON)(`three daemons: who waits where, and a listener 
     }
   });
 
-  it("events sent while a daemon's LISTEN connection is down: its waiters and live pages look again once it is back", async () => {
+  it("events sent while a daemon's LISTEN connection is down: its waiters and live pages look again once it is back, and a sign-out sent meanwhile ends its streams", async () => {
     const sql = connectTo(databaseUrl);
     const page = new AbortController();
     try {
@@ -126,6 +127,18 @@ describe.skipIf(PG_SKIP_REASON)(`three daemons: who waits where, and a listener 
         for await (const chunk of stream.body!) received += decoder.decode(chunk as Uint8Array, { stream: true });
       })().catch(() => {});
       await eventually('the live page on A to be connected', () => received.includes('event: ready'));
+      // A second page on A, whose session is signed out through B while A is deaf: it must not stream on.
+      const signIn2 = await fetch(`${b.url}/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: b.tokens['w2'] }) });
+      const cookie2 = /rt_session=[^;]+/.exec(signIn2.headers.get('set-cookie') ?? '')![0];
+      const stream2 = await fetch(`${a.url}/events`, { headers: { cookie: cookie2 }, signal: page.signal });
+      let received2 = '';
+      let ended2: number | undefined;
+      void (async () => {
+        const decoder = new TextDecoder();
+        for await (const chunk of stream2.body!) received2 += decoder.decode(chunk as Uint8Array, { stream: true });
+        ended2 = performance.now();
+      })().catch(() => {});
+      await eventually('the second live page on A to be connected', () => received2.includes('event: ready'));
 
       const timeoutS = 45;
       const woken = api(a, 'w1', 'wait_for_activity', { timeout_s: timeoutS, for: ['tasks'] }).then((answer) => ({ ...answer, at: performance.now() }));
@@ -137,6 +150,7 @@ describe.skipIf(PG_SKIP_REASON)(`three daemons: who waits where, and a listener 
       await endListenerOf(sql, relay);
       const created = await api(b, 'lead', 'create_task', { title: 'made while A was deaf' });
       expect(created.status).toBe(200);
+      expect((await fetch(`${b.url}/session/logout`, { method: 'POST', headers: { cookie: cookie2 } })).status).toBe(200);
       const released = performance.now();
       relay.release();
 
@@ -146,6 +160,8 @@ describe.skipIf(PG_SKIP_REASON)(`three daemons: who waits where, and a listener 
       expect(answer.body).toMatchObject({ reason: 'activity', claimable_tasks: 1 });
       expect(answer.body.waited_ms).toBeLessThan(timeoutS * 1000 - 10_000);
       await eventually('the live page on A to be told to read the board again', () => received.includes('event: resync'));
+      await eventually('the page on A whose session was signed out through B meanwhile to end', () => ended2 !== undefined);
+      console.log(`the stream on A of a session signed out through B while A was deaf ended ${Math.round(ended2! - released)} ms after its listener was let back`);
 
       // And A listens again: the next task through B wakes a new waiter on A at once.
       await api(a, 'w1', 'claim_task', { task_id: created.body.task.id });

@@ -1,5 +1,6 @@
 // Several daemons on one PostgreSQL board: claims, wake-ups, rate limits, web sessions, idempotency keys and lease
 // expiry hold across them as they do in one process. Real daemons, a real database (a fresh one per board).
+import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, startDaemons, type AgentSpec, type StartOptions, type TestBoard } from '../helpers/board.js';
 import { eventually } from '../helpers/eventually.js';
@@ -20,6 +21,27 @@ function threeDaemons(options: Pick<StartOptions, 'env'> = {}): Promise<TestBoar
 
 async function stopAll(boards: TestBoard[]): Promise<void> {
   await Promise.all(boards.map((b) => b.stop()));
+}
+
+/** Signs in through one daemon; the cookie header for the new session. */
+async function signIn(board: TestBoard, agent: string): Promise<string> {
+  const response = await fetch(`${board.url}/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: board.tokens[agent] }) });
+  expect(response.status).toBe(200);
+  return /rt_session=[^;]+/.exec(response.headers.get('set-cookie') ?? '')![0];
+}
+
+/** A live page's event stream: what it has received so far, and when the daemon ended it. */
+async function openStream(board: TestBoard, cookie: string): Promise<{ received: string; endedAt: number | undefined; close(): void }> {
+  const page = new AbortController();
+  const response = await fetch(`${board.url}/events`, { headers: { cookie }, signal: page.signal });
+  expect(response.status).toBe(200);
+  const stream = { received: '', endedAt: undefined as number | undefined, close: () => page.abort() };
+  void (async () => {
+    const decoder = new TextDecoder();
+    for await (const chunk of response.body!) stream.received += decoder.decode(chunk as Uint8Array, { stream: true });
+    stream.endedAt = performance.now();
+  })().catch(() => {});
+  return stream;
 }
 
 describe.skipIf(PG_SKIP_REASON)(`three daemons on one PostgreSQL database${PG_SKIP_REASON ? ` (skipped: ${PG_SKIP_REASON})` : ''}`, () => {
@@ -101,6 +123,44 @@ describe.skipIf(PG_SKIP_REASON)(`three daemons on one PostgreSQL database${PG_SK
     const out = await fetch(`${daemon(1).url}/session/logout`, { method: 'POST', headers: { cookie } });
     expect(out.status).toBe(200);
     for (const board of boards) expect((await fetch(`${board.url}/view/state`, { headers: { cookie } })).status, board.url).toBe(401);
+  });
+
+  it("a sign-out through one daemon ends that session's event streams on the others at once, and only that session's", async () => {
+    const cookie = await signIn(daemon(0), 'w2');
+    const otherCookie = await signIn(daemon(0), 'w1');
+    const streams = [await openStream(daemon(1), cookie), await openStream(daemon(2), cookie)];
+    const other = await openStream(daemon(1), otherCookie);
+    // What anyone who may LISTEN on the database sees of the sign-out.
+    const sql = connectTo(daemon(0).databaseUrl!);
+    const notified: string[] = [];
+    const listening = await sql.listen('roundtable_events', (payload) => notified.push(payload));
+    try {
+      await eventually('the streams on B and C to be connected', () => [...streams, other].every((s) => s.received.includes('event: ready')));
+
+      const out = await fetch(`${daemon(0).url}/session/logout`, { method: 'POST', headers: { cookie } });
+      expect(out.status).toBe(200);
+      const signedOutAt = performance.now();
+      // Nothing else happens on the board meanwhile: without word from A, B and C would stream on from memory.
+      await eventually('the signed-out streams on B and C to end', () => streams.every((s) => s.endedAt !== undefined), { timeoutMs: 10_000 });
+      console.info(`sign-out through A ended the streams on B and C after ${streams.map((s) => Math.round(s.endedAt! - signedOutAt)).join(', ')} ms`);
+      const id = cookie.slice('rt_session='.length);
+      await eventually('the sign-out to be seen on the channel', () => notified.some((p) => p.includes('session_ended')));
+      expect(notified.find((p) => p.includes('session_ended'))).toContain(createHash('sha256').update(id).digest('hex'));
+      expect(notified.join('\n')).not.toContain(id);
+
+      for (const board of [daemon(1), daemon(2)]) {
+        expect((await fetch(`${board.url}/events`, { headers: { cookie } })).status, board.url).toBe(401);
+        expect((await fetch(`${board.url}/view/state`, { headers: { cookie } })).status, board.url).toBe(401);
+      }
+      // Another session's stream on B is untouched and still hears the board.
+      expect(other.endedAt).toBeUndefined();
+      const created = await api(daemon(0), 'lead', 'create_task', { title: 'heard after a sign-out elsewhere' });
+      await eventually('the other stream on B to hear the new task', () => other.received.includes(`"task_id":${created.body.task.id}`));
+    } finally {
+      for (const s of [...streams, other]) s.close();
+      await listening.unlisten();
+      await sql.end({ timeout: 1 });
+    }
   });
 });
 

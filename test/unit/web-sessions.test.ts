@@ -4,7 +4,7 @@ import { expect, it, vi } from 'vitest';
 import { parseAgentsFile, type AgentDirectory } from '../../daemon/src/agents.js';
 import { LocalEventBus } from '../../daemon/src/events.js';
 import { eventForPage, LiveStreams } from '../../daemon/src/web/event-stream.js';
-import { SessionStore } from '../../daemon/src/web/sessions.js';
+import { sessionDigest, SessionStore } from '../../daemon/src/web/sessions.js';
 
 const hash = (token: string) => createHash('sha256').update(token).digest('hex');
 
@@ -45,6 +45,22 @@ it('a rotated or removed token ends its sessions at once; signing out ends one s
   expect(sessions.agentOf(lead2.id)?.name).toBe('lead');
   agents = directory({ eye: 'eye-rotated-0123456789', lead: 'lead-token-0123456789' });
   expect(sessions.agentOf(lead2.id)?.name).toBe('lead');
+});
+
+it('a session signed out elsewhere is forgotten by its digest, never its id; a page never hears of it', () => {
+  const agents = directory({ lead: 'lead-token-0123456789' });
+  const sessions = new SessionStore({ agents: () => agents });
+  const one = sessions.signIn('lead-token-0123456789')!;
+  const two = sessions.signIn('lead-token-0123456789')!;
+  const digest = sessionDigest(one.id);
+  expect(digest).toMatch(/^[0-9a-f]{64}$/);
+  expect(digest).not.toContain(one.id);
+  expect(sessions.forget(sessionDigest('x'.repeat(43)))).toBeUndefined();
+  expect(sessions.forget(digest)).toBe(one.id);
+  expect(sessions.agentOf(one.id)).toBeUndefined();
+  expect(sessions.agentOf(two.id)?.name).toBe('lead');
+  expect(sessions.forget(digest)).toBeUndefined();
+  expect(eventForPage({ type: 'session_ended', session_sha256: digest }, 'lead')).toBeUndefined();
 });
 
 it('a page hears ids, names and states, and only room messages its member may see', () => {

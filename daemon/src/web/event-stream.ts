@@ -44,6 +44,9 @@ function pageMessage(event: BoardEvent): { type: string; data: Record<string, un
     case 'resync':
       // Events were missed (see events.ts): the page reads everything again, as after a reconnect.
       return { type: 'resync', data: {} };
+    case 'session_ended':
+      // Between daemons only (web/index.ts): a page is never told of sessions.
+      return undefined;
     default:
       return undefined;
   }
@@ -163,6 +166,7 @@ export class LiveStreams {
   /** The first stream opened: listen to the board, and beat. */
   private busy(): void {
     this.unsubscribe ??= this.options.events.subscribe((event) => {
+      if (event.type === 'resync') void this.recheckSessions();
       const outgoing = outgoingFor(event);
       if (outgoing) this.fanOut.push(outgoing);
     });
@@ -170,6 +174,19 @@ export class LiveStreams {
       // A comment line keeps proxies from closing an idle stream; a session that ended meanwhile is closed instead.
       this.heartbeat = setInterval(() => this.fanOut.push({ text: ': heartbeat\n\n' }), HEARTBEAT_MS);
       this.heartbeat.unref();
+    }
+  }
+
+  /**
+   * Events were missed (several daemons: the database listener reconnected), a sign-out through another daemon among
+   * them perhaps: each open stream's session is asked of the shared store again, one query per session, and a session
+   * no longer there has its streams ended. A failed query keeps the stream; the next resync asks again.
+   */
+  private async recheckSessions(): Promise<void> {
+    const ids = new Set([...this.ends.keys()].map((sink) => sink.sessionId));
+    for (const id of ids) {
+      const agent = await this.options.sessions.lookUp(id).catch(() => 'unknown' as const);
+      if (agent === undefined) this.endSession(id);
     }
   }
 

@@ -9,7 +9,7 @@ import { eventRoutes, LiveStreams } from './event-stream.js';
 import { securityHeaders } from './security-headers.js';
 import { sessionAuth, type SessionVariables } from './session-auth.js';
 import { sessionRoutes } from './session-routes.js';
-import { SessionStore, type SharedSessions } from './sessions.js';
+import { sessionDigest, SessionStore, type SharedSessions } from './sessions.js';
 import { PAGE_FILES, staticRoutes } from './static-files.js';
 import { BoardView, type ViewSources } from './view-data.js';
 import { viewRoutes } from './view-routes.js';
@@ -50,6 +50,17 @@ export function createWebView(options: WebViewOptions): WebView {
   const view = new BoardView({ ...options.sources, store: options.store, agents: options.agents, boardName: options.boardName });
   const signedIn = sessionAuth(sessions);
   const headers = securityHeaders();
+  // Several daemons: each holds the sessions it has seen in memory, and its streams ask only that; so a sign-out through
+  // one is told to the others, which forget the session and end its streams. Only a live session's sign-out is sent,
+  // so made-up cookies cannot make the daemons send NOTIFYs.
+  const shared = options.sharedSessions !== undefined;
+  const stopForgetting = shared
+    ? options.events.subscribe((event) => {
+        if (event.type !== 'session_ended') return;
+        const id = sessions.forget(event.session_sha256);
+        if (id !== undefined) live.endSession(id);
+      })
+    : undefined;
 
   const web = new Hono<{ Variables: SessionVariables }>();
   // Only the web paths: the API, /mcp and /status keep their own headers.
@@ -61,7 +72,10 @@ export function createWebView(options: WebViewOptions): WebView {
       sessions,
       limiter: new RateLimiter({ perMinute: SIGN_IN_ATTEMPTS_PER_MINUTE }),
       trustProxy: options.trustProxy,
-      onSignOut: (id) => live.endSession(id),
+      onSignOut: (id, stood) => {
+        live.endSession(id);
+        if (shared && stood) options.events.publish({ type: 'session_ended', session_sha256: sessionDigest(id) });
+      },
     }),
   );
   web.use('/view/*', signedIn);
@@ -69,5 +83,11 @@ export function createWebView(options: WebViewOptions): WebView {
   web.use('/events', signedIn);
   web.route('/events', eventRoutes(live));
   web.route('/', staticRoutes());
-  return { routes: web as unknown as Hono, close: () => live.close() };
+  return {
+    routes: web as unknown as Hono,
+    close: () => {
+      stopForgetting?.();
+      live.close();
+    },
+  };
 }

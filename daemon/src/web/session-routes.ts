@@ -11,8 +11,8 @@ export interface SessionRoutesOptions {
   /** Sign-in attempts per client IP. */
   readonly limiter: RateLimiter;
   readonly trustProxy: boolean;
-  /** Called when a session ends, so its open event streams close too. */
-  readonly onSignOut: (sessionId: string) => void;
+  /** Called when a session ends, so its open event streams close too; `stood`: it was a live session until now. */
+  readonly onSignOut: (sessionId: string, stood: boolean) => void;
 }
 
 const MAX_TOKEN_CHARS = 1024;
@@ -42,7 +42,7 @@ export function sessionRoutes(options: SessionRoutesOptions): Hono<{ Variables: 
     const agent = await options.sessions.lookUp(id);
     if (agent) c.set('agent', agent);
     await options.sessions.end(id);
-    if (id !== undefined) options.onSignOut(id);
+    if (id !== undefined) options.onSignOut(id, agent !== undefined);
     clearSessionCookie(c, cameOverHttps(c, options.trustProxy));
     c.header('Cache-Control', 'no-store');
     return c.json({ ok: true });

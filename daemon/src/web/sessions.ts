@@ -8,8 +8,15 @@ export const SESSION_TTL_MS = 12 * 60 * 60_000;
 const MAX_SESSIONS = 10_000;
 const SESSION_ID = /^[A-Za-z0-9_-]{43}$/;
 
+/** How a session is named where its id must not go (between daemons: events.ts `session_ended`). */
+export function sessionDigest(id: string): string {
+  return createHash('sha256').update(id, 'utf8').digest('hex');
+}
+
 interface Session {
   readonly tokenHash: Buffer;
+  /** sessionDigest of its id, computed once: a sign-out through another daemon names the session by it. */
+  readonly digest: string;
   readonly expiresAt: number;
   /** The agent the hash matched in this directory; looked up again when agents.json is reloaded (a new directory). */
   resolved?: { readonly directory: AgentDirectory; readonly agent: Agent | undefined };
@@ -51,7 +58,7 @@ export class SessionStore {
     if (!agent) return undefined;
     this.sweep();
     const id = randomBytes(32).toString('base64url');
-    this.sessions.set(id, { tokenHash, expiresAt: this.now() + this.ttlMs });
+    this.sessions.set(id, { tokenHash, digest: sessionDigest(id), expiresAt: this.now() + this.ttlMs });
     return { id, agent };
   }
 
@@ -95,7 +102,7 @@ export class SessionStore {
       this.sessions.delete(id);
       return undefined;
     }
-    if (!this.sessions.has(id)) this.sessions.set(id, { tokenHash: stored.tokenHash, expiresAt: stored.expiresAt });
+    if (!this.sessions.has(id)) this.sessions.set(id, { tokenHash: stored.tokenHash, digest: sessionDigest(id), expiresAt: stored.expiresAt });
     return this.agentOf(id);
   }
 
@@ -103,6 +110,19 @@ export class SessionStore {
   async end(id: string | undefined): Promise<void> {
     this.signOut(id);
     if (id !== undefined && this.options.shared) await this.options.shared.remove(id);
+  }
+
+  /**
+   * Drops the session with this digest from memory (it was signed out through another daemon) and returns its id,
+   * so its streams can be ended; undefined if this daemon does not hold it. Sign-outs are rare: a scan will do.
+   */
+  forget(digest: string): string | undefined {
+    for (const [id, session] of this.sessions) {
+      if (session.digest !== digest) continue;
+      this.sessions.delete(id);
+      return id;
+    }
+    return undefined;
   }
 
   get size(): number {
