@@ -186,3 +186,58 @@ export async function benchPgWake(h, { rounds }) {
   h.report.row('pg_wake', ['waiter on A, task created through B', h.fmt.ms(p.p50), h.fmt.ms(p.p99), h.fmt.ms(p.mean)]);
   h.report.target(`cross-daemon wake-up p99 < ${h.TARGETS.maxWakeP99Ms} ms`, `p99 ${h.fmt.ms(p.p99)} ms (p50 ${h.fmt.ms(p.p50)})`, p.p99 < h.TARGETS.maxWakeP99Ms);
 }
+
+/** The commit before a PostgreSQL transaction sent BEGIN with its first statement (connection.ts). */
+const PG_BEGIN_BASELINE_REV = 'bc42984';
+
+/**
+ * One caller's sequential claim_task latency on one daemon on PostgreSQL, where every round trip to the database is
+ * on the call's path: this build beside the one before BEGIN travelled with the first statement, taking turns.
+ */
+export async function benchPgClaimLatency(h, { blocks, perBlock }) {
+  if (!ADMIN_URL) return skipped(h, 'pg_claim_latency');
+  const dir = h.makeTempDir();
+  const { path: agentsPath, agents } = h.writeAgents(dir);
+  const baseline = h.buildDaemonAt(PG_BEGIN_BASELINE_REV, dir, 'pg-begin-baseline');
+  const kinds = [
+    { name: 'now', label: 'this build' },
+    { name: 'before', label: `before BEGIN went with the first statement (git ${PG_BEGIN_BASELINE_REV})`, bin: baseline.bin },
+  ];
+  const boards = {};
+  const samples = { now: [], before: [] };
+  try {
+    for (const kind of kinds) {
+      const board = { url: await createDatabase(`latency_${kind.name}`) };
+      const daemon = await h.startDaemon(join(dir, `unused-${kind.name}.db`), agentsPath, undefined, { env: { ROUNDTABLE_DATABASE_URL: board.url }, ...(kind.bin && { bin: kind.bin }) });
+      boards[kind.name] = { daemon, next: 1, agent: new http.Agent({ keepAlive: true, maxSockets: 1 }) };
+      await seedOpenTasks(board, blocks * perBlock);
+    }
+    // Blocks in alternating order; the first two blocks of each are warm-up.
+    for (let block = 0; block < blocks; block++) {
+      for (const name of block % 2 ? ['now', 'before'] : ['before', 'now']) {
+        const b = boards[name];
+        for (let i = 0; i < perBlock; i++) {
+          const started = performance.now();
+          const res = await postTool(b.agent, b.daemon.port, agents.claimer.token, 'claim_task', { task_id: b.next++ });
+          if (res.status !== 200) throw new Error(`pg_claim_latency ${name}: HTTP ${res.status} ${res.body.slice(0, 200)}`);
+          if (block >= 2) samples[name].push(performance.now() - started);
+        }
+      }
+    }
+  } finally {
+    for (const b of Object.values(boards)) {
+      b.agent.destroy();
+      await h.stopServer(b.daemon);
+    }
+    baseline.remove();
+  }
+  h.report.table(
+    'pg_claim_latency',
+    `One caller's sequential claim_task on one daemon on PostgreSQL (JSON API), ${blocks - 2} blocks of ${perBlock} after 2 of warm-up each, taking turns`,
+    ['daemon', 'p50 ms', 'p99 ms', 'mean ms'],
+  );
+  for (const kind of kinds) {
+    const p = h.percentiles(samples[kind.name]);
+    h.report.row('pg_claim_latency', [kind.label, h.fmt.ms(p.p50), h.fmt.ms(p.p99), h.fmt.ms(p.mean)]);
+  }
+}
