@@ -224,6 +224,37 @@ describe.skipIf(PG_SKIP_REASON)('three daemons: rate limits and lease expiry', (
     }
   });
 
+  it('events published in one turn of a daemon travel as one notification, and the others receive every one', async () => {
+    const boards = await threeDaemons();
+    const sql = connectTo(boards[0]!.databaseUrl!);
+    const notifications: Array<{ from: string; event?: { type: string; action?: string }; events?: Array<{ type: string; action?: string }> }> = [];
+    const listening = await sql.listen('roundtable_events', (payload) => notifications.push(JSON.parse(payload)));
+    try {
+      const ids: number[] = [];
+      for (let i = 0; i < 10; i++) {
+        const id = (await api(boards[0]!, 'lead', 'create_task', { title: `lapses with the others ${i}` })).body.task.id as number;
+        expect((await api(boards[0]!, 'w1', 'claim_task', { task_id: id })).status).toBe(200);
+        ids.push(id);
+      }
+      // Every lease passed at once (no event: the sweeps find them on their own); one sweep reopens all ten in one
+      // transaction and publishes ten events in one loop.
+      await sql`UPDATE tasks SET lease_expires_at = ${new Date(Date.now() - 1000).toISOString()} WHERE id = ANY(${ids}::int[])`;
+      const lapses = () => notifications.flatMap((n) => n.events ?? [n.event!]).filter((e) => e.type === 'task' && e.action === 'lease_expired');
+      await eventually('ten lease_expired events sent to the other daemons', () => lapses().length >= 10, { timeoutMs: 20_000 });
+      expect(lapses()).toHaveLength(10);
+      expect(notifications.some((n) => (n.events?.length ?? 0) >= 2), 'a notification carrying several events').toBe(true);
+      // And each daemon has them: all ten are open through every daemon.
+      for (const board of boards) {
+        const { tasks } = (await api(board, 'lead', 'list_tasks', { status: 'open' })).body;
+        expect(ids.every((id) => tasks.some((t: { id: number }) => t.id === id))).toBe(true);
+      }
+    } finally {
+      await listening.unlisten();
+      await sql.end({ timeout: 1 });
+      await stopAll(boards);
+    }
+  });
+
   it('a lease no event told the others about (its daemon died before sending it) still lapses within seconds', async () => {
     const boards = await threeDaemons({ env: { ROUNDTABLE_LEASE_TTL: '2s' } });
     const sql = connectTo(boards[0]!.databaseUrl!);

@@ -7,24 +7,30 @@ import { LocalEventBus, type BoardEvent, type BoardEventListener, type EventBus 
 import { log } from '../../log.js';
 
 const CHANNEL = 'roundtable_events';
-/** NOTIFY refuses payloads of 8000 bytes or more. */
-const MAX_PAYLOAD = 7900;
+/** NOTIFY refuses payloads of 8000 bytes or more: the events of one notification stay under this, the envelope around them. */
+const MAX_EVENT = 7800;
 /**
  * Reconnection callbacks this close together make one resync. They come in one burst, but a busy event loop can
  * spread a burst over tens of milliseconds; a resync only makes waiters look again, so waiting this long costs little.
  */
 const RESYNC_SETTLE_MS = 200;
 
-interface Envelope {
-  /** The daemon that published it: it delivered the event already and skips its own notification. */
-  readonly from: string;
-  readonly event: BoardEvent;
-}
+/**
+ * One notification: one event, or several published in the same turn of this daemon's event loop. Under load a
+ * notification per event woke every other daemon (and its database backend) once per write; a batch wakes them once.
+ * Daemons on one board run the same version: an older one would not read a batch.
+ */
+type Envelope =
+  /** `from`: the daemon that published it, which delivered the events already and skips its own notification. */
+  { readonly from: string; readonly event: BoardEvent } | { readonly from: string; readonly events: readonly BoardEvent[] };
 
 export class PostgresEventBus implements EventBus {
   private readonly local = new LocalEventBus();
   private listening: postgres.ListenMeta | undefined;
   private resyncing: NodeJS.Timeout | undefined;
+  /** Events of this turn of the event loop, each already serialized, sent together when it ends. */
+  private outgoing: string[] = [];
+  private flushing: NodeJS.Immediate | undefined;
 
   private constructor(
     private readonly sql: postgres.Sql,
@@ -51,14 +57,39 @@ export class PostgresEventBus implements EventBus {
 
   publish(event: BoardEvent): void {
     this.local.publish(event);
-    let payload = JSON.stringify({ from: this.daemonId, event } satisfies Envelope);
+    let json = JSON.stringify(event);
     // A message to very many named members: tell the others it went to all; their waiters look again and find nothing new.
-    if (payload.length > MAX_PAYLOAD && event.type === 'room') payload = JSON.stringify({ from: this.daemonId, event: { ...event, to: 'all' } } satisfies Envelope);
-    if (payload.length > MAX_PAYLOAD) {
+    if (json.length > MAX_EVENT && event.type === 'room') json = JSON.stringify({ ...event, to: 'all' });
+    if (json.length > MAX_EVENT) {
       log.warn('an event too large to send to the other daemons was delivered here only', { type: event.type });
       return;
     }
-    this.sql.notify(CHANNEL, payload).catch((error: unknown) => log.error('sending an event to the other daemons failed', { error: String(error) }));
+    this.outgoing.push(json);
+    this.flushing ??= setImmediate(() => this.flush());
+  }
+
+  /** Sends this turn's events: as few notifications as fit under PostgreSQL's payload limit, in order. */
+  private flush(): void {
+    this.flushing = undefined;
+    const events = this.outgoing;
+    this.outgoing = [];
+    const from = JSON.stringify(this.daemonId);
+    let batch: string[] = [];
+    let size = 0;
+    const send = () => {
+      if (batch.length === 0) return;
+      // One event goes in the single-event shape; the JSON is assembled from the pieces already serialized.
+      const payload = batch.length === 1 ? `{"from":${from},"event":${batch[0]}}` : `{"from":${from},"events":[${batch.join(',')}]}`;
+      this.sql.notify(CHANNEL, payload).catch((error: unknown) => log.error('sending an event to the other daemons failed', { error: String(error) }));
+      batch = [];
+      size = 0;
+    };
+    for (const json of events) {
+      if (size + json.length + 1 > MAX_EVENT) send();
+      batch.push(json);
+      size += json.length + 1;
+    }
+    send();
   }
 
   subscribe(listener: BoardEventListener): () => void {
@@ -86,11 +117,16 @@ export class PostgresEventBus implements EventBus {
       return;
     }
     if (envelope.from === this.daemonId) return;
-    this.local.publish(envelope.event);
+    for (const event of 'events' in envelope ? envelope.events : [envelope.event]) this.local.publish(event);
   }
 
   async close(): Promise<void> {
     clearTimeout(this.resyncing);
+    // What this turn published still goes out (a release at shutdown, say).
+    if (this.flushing) {
+      clearImmediate(this.flushing);
+      this.flush();
+    }
     await this.listening?.unlisten().catch(() => {});
   }
 }
