@@ -24,8 +24,7 @@
 //   reservations.mjs  reservations
 //   tool-list.mjs     tool_list             tools/list tokens per role on /mcp, now and before (shared/ built from git)
 //   postgres.mjs      pg_claims, pg_wake    durable claims/s with 1-3 daemons on PostgreSQL beside one on SQLite; the
-//                     pg_claim_latency      cross-daemon wake-up; one caller's claim latency, now and before (git)
-//                                           (need ROUNDTABLE_TEST_PG_URL or a local cluster)
+//                                           cross-daemon wake-up (need ROUNDTABLE_TEST_PG_URL or a local cluster)
 // Each section is one async function that starts its own servers on 127.0.0.1 over its own seeded database copy,
 // measures, stops them, and adds rows to the shared report; adding a section means adding it to SECTIONS below.
 //
@@ -65,7 +64,7 @@ import { benchReadySet, benchUnblockWake } from './plans.mjs';
 import { benchReservations } from './reservations.mjs';
 import { benchScale } from './scale.mjs';
 import { benchToolList } from './tool-list.mjs';
-import { benchPgClaimLatency, benchPgClaims, benchPgWake } from './postgres.mjs';
+import { benchPgClaims, benchPgWake } from './postgres.mjs';
 
 const liveHelpers = () => ({ report, makeTempDir, writeAgents, startDaemon, stopServer, percentiles, fmt, TARGETS, ROOT, seedTasks: seedListBoard, buildDaemonAt });
 
@@ -92,7 +91,6 @@ const SECTIONS = [
   { file: 'durability', name: 'wake_1000', run: benchWake1000 },
   { file: 'tool-list', name: 'tool_list', run: () => benchToolList(liveHelpers()) },
   { file: 'scale', name: 'scale', run: benchScale },
-  { file: 'postgres', name: 'pg_claim_latency', run: () => benchPgClaimLatency(liveHelpers(), { blocks: 20, perBlock: 100 }) },
   { file: 'postgres', name: 'pg_claims', run: () => benchPgClaims(liveHelpers(), { concurrency: 24, seed: 100_000, warmupMs: 1000, measureMs: 5000 }) },
   { file: 'postgres', name: 'pg_wake', run: () => benchPgWake(liveHelpers(), { rounds: 200 }) },
 ];

@@ -1,9 +1,9 @@
 // The PostgreSQL connection pool and the one way writes run: BEGIN ... COMMIT, retried when PostgreSQL says so.
 import postgres from 'postgres';
 
-/** What the store's concerns query through: the pool, or a transaction (a connection reserved for it). */
+/** What the store's concerns query through: the pool, or a transaction. */
 export type Db = postgres.ISql;
-export type Tx = postgres.ReservedSql;
+export type Tx = postgres.TransactionSql;
 
 export interface PoolOptions {
   readonly url: string;
@@ -39,38 +39,10 @@ function isRetryable(error: unknown): boolean {
 export async function transaction<T>(sql: postgres.Sql, body: (tx: Tx) => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await once(sql, 'BEGIN', body);
+      return (await sql.begin((tx) => body(tx))) as T;
     } catch (error) {
       if (attempt >= 5 || !isRetryable(error)) throw error;
     }
-  }
-}
-
-/** Runs `body` in one REPEATABLE READ, READ ONLY transaction: a consistent snapshot for reads of several queries. */
-export function snapshot<T>(sql: postgres.Sql, body: (tx: Tx) => Promise<T>): Promise<T> {
-  return once(sql, 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', body);
-}
-
-/**
- * One transaction on a reserved connection. BEGIN is not waited for: postgres.js writes a connection's queries out
- * together, so it travels with the body's first statement, and a transaction costs one round trip fewer than with
- * sql.begin (which waits for BEGIN's answer). An error anywhere rolls back; the connection goes back to the pool.
- */
-async function once<T>(sql: postgres.Sql, begin: string, body: (tx: Tx) => Promise<T>): Promise<T> {
-  const tx = await sql.reserve();
-  const began = tx.unsafe(begin).execute();
-  // If BEGIN itself fails, the body's first statement fails too and that error is the one reported.
-  began.catch(() => {});
-  try {
-    const result = await body(tx);
-    await began;
-    await tx.unsafe('COMMIT');
-    return result;
-  } catch (error) {
-    await tx.unsafe('ROLLBACK').catch(() => {});
-    throw error;
-  } finally {
-    tx.release();
   }
 }
 

@@ -32,7 +32,7 @@ import type {
 } from '../store.js';
 import * as agents from './agents.js';
 import * as audit from './audit.js';
-import { openPool, snapshot, transaction, type Tx } from './connection.js';
+import { openPool, transaction, type Tx } from './connection.js';
 import * as graph from './dependencies.js';
 import * as idempotency from './idempotency.js';
 import * as leases from './leases.js';
@@ -67,7 +67,7 @@ export class PostgresStore implements BoardStore {
 
   /** A consistent snapshot for reads that take several queries. */
   private read<T>(body: (tx: Tx) => Promise<T>): Promise<T> {
-    return snapshot(this.sql, body);
+    return this.sql.begin('ISOLATION LEVEL REPEATABLE READ READ ONLY', (tx) => body(tx)) as Promise<T>;
   }
 
   createTask(task: NewTask, extras?: WriteExtras<Task>, check?: CheckDependencies): Promise<Task> {
