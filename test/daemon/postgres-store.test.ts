@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, daemonEnv, runCli, startBoard, type TestBoard } from '../helpers/board.js';
 import { openBoardDb } from '../helpers/board-db.js';
+import { IDLE_IN_TRANSACTION_MS, openPool } from '../../daemon/src/store/postgres/connection.js';
 import { connectTo, createTestDatabase, PG_SKIP_REASON } from '../helpers/postgres.js';
 
 describe.skipIf(PG_SKIP_REASON)(`the PostgreSQL store${PG_SKIP_REASON ? ` (skipped: ${PG_SKIP_REASON})` : ''}`, () => {
@@ -27,6 +28,16 @@ describe.skipIf(PG_SKIP_REASON)(`the PostgreSQL store${PG_SKIP_REASON ? ` (skipp
       await expect(sql.unsafe(statement)).rejects.toThrow(/audit_log is append-only/);
       const after = (await sql`SELECT COUNT(*) AS n, string_agg(outcome, ',' ORDER BY id) AS outcomes FROM audit_log`)[0]!;
       expect(after).toEqual(before);
+    } finally {
+      await sql.end({ timeout: 1 });
+    }
+  });
+
+  it("the daemon's connections end a transaction left waiting on a vanished daemon, freeing its row locks", async () => {
+    const sql = openPool({ url: board.databaseUrl!, max: 1 });
+    try {
+      const [row] = await sql`SHOW idle_in_transaction_session_timeout`;
+      expect(row!['idle_in_transaction_session_timeout']).toBe(`${IDLE_IN_TRANSACTION_MS / 1000}s`);
     } finally {
       await sql.end({ timeout: 1 });
     }

@@ -140,3 +140,34 @@ it('open streams share one subscription, hear events after the publishing call, 
   expect(live.size).toBe(0);
   expect(bus.size).toBe(0);
 });
+
+it('a sign-out heard while this daemon was reading the session row does not bring the session back', async () => {
+  const agents = directory({ lead: 'lead-token-0123456789' });
+  // The shared table as two daemons see it; B's read is held until the test lets it go, as a slow round trip would be.
+  const rows = new Map<string, { tokenHash: Buffer; expiresAt: number }>();
+  let releaseRead: () => void = () => {};
+  const table = {
+    save: async (id: string, tokenHash: Buffer, expiresAt: number) => void rows.set(id, { tokenHash, expiresAt }),
+    remove: async (id: string) => void rows.delete(id),
+  };
+  const a = new SessionStore({ agents: () => agents, shared: { ...table, load: async (id) => rows.get(id) } });
+  const b = new SessionStore({
+    agents: () => agents,
+    shared: {
+      ...table,
+      load: async (id) => {
+        const row = rows.get(id);
+        await new Promise<void>((resolve) => (releaseRead = resolve));
+        return row;
+      },
+    },
+  });
+  const signed = (await a.establish('lead-token-0123456789'))!;
+  const reading = b.lookUp(signed.id);
+  // B has read the row; now the person signs out through A, and B hears of it before its read comes back.
+  await a.end(signed.id);
+  expect(b.forget(sessionDigest(signed.id))).toBeUndefined();
+  releaseRead();
+  expect(await reading).toBeUndefined();
+  expect(b.agentOf(signed.id)).toBeUndefined();
+});

@@ -6,6 +6,8 @@ import type { Agent, AgentDirectory } from '../agents.js';
 export const SESSION_TTL_MS = 12 * 60 * 60_000;
 /** A bound on memory whatever happens; the oldest session goes first. */
 const MAX_SESSIONS = 10_000;
+/** How long a sign-out heard from another daemon is remembered: far longer than reading one session row takes. */
+const ENDED_KEPT_MS = 60_000;
 const SESSION_ID = /^[A-Za-z0-9_-]{43}$/;
 
 /** How a session is named where its id must not go (between daemons: events.ts `session_ended`). */
@@ -39,6 +41,8 @@ export interface SessionStoreOptions {
 
 export class SessionStore {
   private readonly sessions = new Map<string, Session>();
+  /** Digests of sessions signed out through other daemons lately, with when this daemon heard of it. */
+  private readonly ended = new Map<string, number>();
   private readonly ttlMs: number;
   private readonly now: () => number;
 
@@ -98,11 +102,13 @@ export class SessionStore {
     const shared = this.options.shared;
     if (!shared || id === undefined || !SESSION_ID.test(id)) return this.agentOf(id);
     const stored = await shared.load(id);
-    if (!stored) {
+    const digest = sessionDigest(id);
+    // Signed out through another daemon while the row was being read: the row was read just before its deletion.
+    if (!stored || this.ended.has(digest)) {
       this.sessions.delete(id);
       return undefined;
     }
-    if (!this.sessions.has(id)) this.sessions.set(id, { tokenHash: stored.tokenHash, digest: sessionDigest(id), expiresAt: stored.expiresAt });
+    if (!this.sessions.has(id)) this.sessions.set(id, { tokenHash: stored.tokenHash, digest, expiresAt: stored.expiresAt });
     return this.agentOf(id);
   }
 
@@ -117,6 +123,10 @@ export class SessionStore {
    * so its streams can be ended; undefined if this daemon does not hold it. Sign-outs are rare: a scan will do.
    */
   forget(digest: string): string | undefined {
+    // Kept a while, so a lookUp that read the row just before it was deleted does not bring the session back.
+    const now = this.now();
+    for (const [old, at] of this.ended) if (now - at > ENDED_KEPT_MS) this.ended.delete(old);
+    this.ended.set(digest, now);
     for (const [id, session] of this.sessions) {
       if (session.digest !== digest) continue;
       this.sessions.delete(id);

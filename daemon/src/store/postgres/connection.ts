@@ -11,6 +11,9 @@ export interface PoolOptions {
   readonly max?: number;
 }
 
+/** How long a transaction may wait for its daemon before PostgreSQL ends it (and frees its locks). */
+export const IDLE_IN_TRANSACTION_MS = 30_000;
+
 export function openPool(options: PoolOptions): postgres.Sql {
   return postgres(options.url, {
     max: options.max ?? 10,
@@ -19,7 +22,9 @@ export function openPool(options: PoolOptions): postgres.Sql {
     // COUNT(*) and other bigints arrive as numbers: every count and id on a board fits in 2^53.
     types: { bigint: { to: 20, from: [20], serialize: (value: number) => String(value), parse: (value: string) => Number(value) } },
     transform: { undefined: null },
-    connection: { application_name: 'roundtable' },
+    // A daemon never leaves a transaction waiting on itself; one whose machine vanished mid-transaction (no reset sent)
+    // would otherwise hold its row locks until TCP keepalive notices, hours later. PostgreSQL ends it after this.
+    connection: { application_name: 'roundtable', idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_MS },
     // Reconnecting after a drop: at most 2 s between attempts, not the driver's default of up to 20 s, so that after a
     // database restart the LISTEN connection (cross-daemon wake-ups) is back within about 2 s of the database.
     backoff: (attempt: number) => Math.min(0.05 * 2 ** attempt, 2),

@@ -7,7 +7,7 @@ import { LocalEventBus, type BoardEvent, type BoardEventListener, type EventBus 
 import { log } from '../../log.js';
 
 const CHANNEL = 'roundtable_events';
-/** NOTIFY refuses payloads of 8000 bytes or more: the events of one notification stay under this, the envelope around them. */
+/** NOTIFY refuses payloads of 8000 bytes or more: the events of one notification stay under this many bytes, the envelope around them. */
 const MAX_EVENT = 7800;
 /**
  * Reconnection callbacks this close together make one resync. They come in one burst, but a busy event loop can
@@ -59,8 +59,8 @@ export class PostgresEventBus implements EventBus {
     this.local.publish(event);
     let json = JSON.stringify(event);
     // A message to very many named members: tell the others it went to all; their waiters look again and find nothing new.
-    if (json.length > MAX_EVENT && event.type === 'room') json = JSON.stringify({ ...event, to: 'all' });
-    if (json.length > MAX_EVENT) {
+    if (Buffer.byteLength(json) > MAX_EVENT && event.type === 'room') json = JSON.stringify({ ...event, to: 'all' });
+    if (Buffer.byteLength(json) > MAX_EVENT) {
       log.warn('an event too large to send to the other daemons was delivered here only', { type: event.type });
       return;
     }
@@ -68,28 +68,34 @@ export class PostgresEventBus implements EventBus {
     this.flushing ??= setImmediate(() => this.flush());
   }
 
-  /** Sends this turn's events: as few notifications as fit under PostgreSQL's payload limit, in order. */
+  /**
+   * Sends this turn's events: as few notifications as fit under PostgreSQL's payload limit, all in one statement, so
+   * they are delivered in the order they were published.
+   */
   private flush(): void {
     this.flushing = undefined;
     const events = this.outgoing;
     this.outgoing = [];
     const from = JSON.stringify(this.daemonId);
+    const payloads: string[] = [];
     let batch: string[] = [];
-    let size = 0;
-    const send = () => {
+    let bytes = 0;
+    const close = () => {
       if (batch.length === 0) return;
       // One event goes in the single-event shape; the JSON is assembled from the pieces already serialized.
-      const payload = batch.length === 1 ? `{"from":${from},"event":${batch[0]}}` : `{"from":${from},"events":[${batch.join(',')}]}`;
-      this.sql.notify(CHANNEL, payload).catch((error: unknown) => log.error('sending an event to the other daemons failed', { error: String(error) }));
+      payloads.push(batch.length === 1 ? `{"from":${from},"event":${batch[0]}}` : `{"from":${from},"events":[${batch.join(',')}]}`);
       batch = [];
-      size = 0;
+      bytes = 0;
     };
     for (const json of events) {
-      if (size + json.length + 1 > MAX_EVENT) send();
+      const size = Buffer.byteLength(json) + 1;
+      if (bytes + size > MAX_EVENT) close();
       batch.push(json);
-      size += json.length + 1;
+      bytes += size;
     }
-    send();
+    close();
+    const text = `SELECT ${payloads.map((_, i) => `pg_notify($1, $${i + 2})`).join(', ')}`;
+    this.sql.unsafe(text, [CHANNEL, ...payloads]).catch((error: unknown) => log.error('sending an event to the other daemons failed', { error: String(error) }));
   }
 
   subscribe(listener: BoardEventListener): () => void {

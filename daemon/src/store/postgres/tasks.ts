@@ -164,8 +164,8 @@ export async function latestTasks(db: Db, status: TaskStatus, limit: number): Pr
 
 /**
  * A transition's writes in one statement: the new claim (when the change grants a lease), the task's row, the review
- * (when there is one) and the history row, returning the row as it now is. A claim is then four round trips to the
- * database (BEGIN with the lock, this, the audit row, COMMIT) where it was ten, and the row lock is held that much
+ * (when there is one) and the history row, returning the row as it now is. A claim is then five round trips to the
+ * database (BEGIN, the lock, this, the audit row, COMMIT) where it was ten, and the row lock is held that much
  * shorter under contention between daemons.
  */
 const TRANSITION = `WITH new_claim AS (
