@@ -120,6 +120,15 @@ describe.skipIf(PG_SKIP_REASON)(`three daemons on one PostgreSQL database${PG_SK
       const state = await fetch(`${board.url}/view/state`, { headers: { cookie } });
       expect(state.status, board.url).toBe(200);
     }
+    // The table holds the session under a digest: nothing in it is the cookie.
+    const sql = connectTo(daemon(0).databaseUrl!);
+    try {
+      const stored = JSON.stringify(await sql`SELECT id_sha256, encode(token_sha256, 'hex') AS token_sha256 FROM web_sessions`);
+      expect(stored).toContain(createHash('sha256').update(cookie.slice('rt_session='.length)).digest('hex'));
+      expect(stored).not.toContain(cookie.slice('rt_session='.length));
+    } finally {
+      await sql.end({ timeout: 1 });
+    }
     const out = await fetch(`${daemon(1).url}/session/logout`, { method: 'POST', headers: { cookie } });
     expect(out.status).toBe(200);
     for (const board of boards) expect((await fetch(`${board.url}/view/state`, { headers: { cookie } })).status, board.url).toBe(401);

@@ -1,6 +1,7 @@
 // Web sign-in sessions in the database, so a sign-in through one daemon works through every other (web/sessions.ts).
+// A session is kept under the SHA-256 of its id: the id is the cookie, and the table should not hold credentials.
 import type postgres from 'postgres';
-import type { SharedSessions } from '../../web/sessions.js';
+import { sessionDigest, type SharedSessions } from '../../web/sessions.js';
 
 export class PostgresSessions implements SharedSessions {
   constructor(private readonly sql: postgres.Sql) {}
@@ -8,15 +9,15 @@ export class PostgresSessions implements SharedSessions {
   async save(id: string, tokenHash: Buffer, expiresAt: number): Promise<void> {
     // Expired sessions go as new ones come, as in memory: an idle board keeps no timer.
     await this.sql`DELETE FROM web_sessions WHERE expires_ms <= ${Date.now()}`;
-    await this.sql`INSERT INTO web_sessions (id, token_sha256, expires_ms) VALUES (${id}, ${tokenHash}, ${expiresAt})`;
+    await this.sql`INSERT INTO web_sessions (id_sha256, token_sha256, expires_ms) VALUES (${sessionDigest(id)}, ${tokenHash}, ${expiresAt})`;
   }
 
   async load(id: string): Promise<{ tokenHash: Buffer; expiresAt: number } | undefined> {
-    const [row] = await this.sql<Array<{ token_sha256: Buffer; expires_ms: number }>>`SELECT token_sha256, expires_ms FROM web_sessions WHERE id = ${id} AND expires_ms > ${Date.now()}`;
+    const [row] = await this.sql<Array<{ token_sha256: Buffer; expires_ms: number }>>`SELECT token_sha256, expires_ms FROM web_sessions WHERE id_sha256 = ${sessionDigest(id)} AND expires_ms > ${Date.now()}`;
     return row ? { tokenHash: Buffer.from(row.token_sha256), expiresAt: Number(row.expires_ms) } : undefined;
   }
 
   async remove(id: string): Promise<void> {
-    await this.sql`DELETE FROM web_sessions WHERE id = ${id}`;
+    await this.sql`DELETE FROM web_sessions WHERE id_sha256 = ${sessionDigest(id)}`;
   }
 }
