@@ -244,14 +244,7 @@ export async function benchCpuPerCall() {
     const dbPath = join(dir, 'profiled.db');
     seed(dbPath);
     const profDir = join(dir, 'prof');
-    const server = await startServer('daemon (profiled)', ['--cpu-prof', `--cpu-prof-dir=${profDir}`, join(ROOT, 'daemon/bin/roundtable.js'), 'run'], {
-      ROUNDTABLE_HOST: '127.0.0.1',
-      ROUNDTABLE_PORT: '0',
-      ROUNDTABLE_DB_PATH: dbPath,
-      ROUNDTABLE_AGENTS_CONFIG: agentsPath,
-      ROUNDTABLE_RATE_LIMIT_PER_MINUTE: String(CONFIG.rateLimit),
-      ROUNDTABLE_LOG_LEVEL: 'warn',
-    });
+    const server = await startDaemon(dbPath, agentsPath, undefined, { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profDir}`] });
     try {
       await cpuPerCall(server, { path: `/api/v1/tools/${tool}`, token: agents[agentName].token, body: body('profiled'), calls });
     } finally {

@@ -394,11 +394,11 @@ export function seedListBoard(path, n = CONFIG.listTasks) {
 // ---------------------------------------------------------------------------------------------------------------
 // Servers.
 
-/** options.bin: another daemon build (the lease bench's baseline); options.env: more settings. */
+/** options.bin: another daemon build (the lease bench's baseline); options.env: more settings; options.nodeArgs: more node flags. */
 export function startDaemon(dbPath, agentsPath, baseEnv, options = {}) {
   return startServer(
     'daemon',
-    [...CONFIG.daemonNodeArgs, options.bin ?? DAEMON_BIN, 'run'],
+    [...CONFIG.daemonNodeArgs, ...(options.nodeArgs ?? []), options.bin ?? DAEMON_BIN, 'run'],
     {
       ...options.env,
       ROUNDTABLE_HOST: '127.0.0.1',
@@ -631,10 +631,13 @@ export function revisionBefore(path) {
   return `${added}^`;
 }
 
-/** One tool call through the JSON API that may be held open (wait_for_activity holds up to 50 s); rejects on a non-200. */
-export function postTool(agent, port, token, tool, args) {
+/**
+ * One tool call through the JSON API that may be held open (wait_for_activity holds up to 50 s): resolves with its
+ * status and body, whatever they are; a network failure or no answer within timeoutMs is status 0, the error as body.
+ */
+export function postToolAnswer(agent, port, token, tool, args, timeoutMs = 70_000) {
   const body = JSON.stringify(args);
-  return new Promise((resolve, reject) => {
+  return new Promise((resolve) => {
     const req = http.request(
       {
         host: '127.0.0.1',
@@ -647,15 +650,18 @@ export function postTool(agent, port, token, tool, args) {
       (res) => {
         const chunks = [];
         res.on('data', (c) => chunks.push(c));
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          if (res.statusCode !== 200) reject(new Error(`${tool}: HTTP ${res.statusCode} ${text}`));
-          else resolve(JSON.parse(text));
-        });
+        res.on('end', () => resolve({ status: res.statusCode, body: Buffer.concat(chunks).toString('utf8') }));
       },
     );
-    req.setTimeout(70_000, () => req.destroy(new Error(`${tool}: no answer in 70 s`)));
-    req.on('error', reject);
+    req.setTimeout(timeoutMs, () => req.destroy(new Error(`${tool}: no answer in ${timeoutMs / 1000} s`)));
+    req.on('error', (error) => resolve({ status: 0, body: String(error) }));
     req.end(body);
   });
+}
+
+/** postToolAnswer's output as parsed JSON; rejects on anything but a 200. */
+export async function postTool(agent, port, token, tool, args) {
+  const { status, body } = await postToolAnswer(agent, port, token, tool, args);
+  if (status !== 200) throw new Error(`${tool}: ${status === 0 ? body : `HTTP ${status} ${body}`}`);
+  return JSON.parse(body);
 }

@@ -7,35 +7,13 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import postgres from 'postgres';
+import { postToolAnswer } from './harness.mjs';
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 /** The commit before PostgreSQL transitions went from ten round trips to five (daemon/src/store/postgres/tasks.ts). */
 const PG_BASELINE_REV = '3e0fcb1';
 const ADMIN_URL = process.env.ROUNDTABLE_BENCH_PG_URL ?? process.env.ROUNDTABLE_TEST_PG_URL;
 
-function postTool(agent, port, token, tool, args) {
-  const body = JSON.stringify(args);
-  return new Promise((resolve) => {
-    const req = http.request(
-      {
-        host: '127.0.0.1',
-        port,
-        path: `/api/v1/tools/${tool}`,
-        method: 'POST',
-        agent,
-        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), authorization: `Bearer ${token}` },
-      },
-      (res) => {
-        const chunks = [];
-        res.on('data', (c) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode, body: Buffer.concat(chunks).toString('utf8') }));
-      },
-    );
-    req.setTimeout(30_000, () => req.destroy(new Error(`${tool}: no answer in 30 s`)));
-    req.on('error', (error) => resolve({ status: 0, body: String(error) }));
-    req.end(body);
-  });
-}
 
 async function createDatabase(label) {
   const admin = postgres(ADMIN_URL, { max: 1, onnotice: () => {} });
@@ -90,7 +68,7 @@ async function claimLoad(daemons, tokens, { concurrency, warmupMs, measureMs }) 
     const d = i % daemons.length;
     while (performance.now() < end) {
       const id = next++;
-      const res = await postTool(agents[d], daemons[d].port, tokens[i % tokens.length], 'claim_task', { task_id: id });
+      const res = await postToolAnswer(agents[d], daemons[d].port, tokens[i % tokens.length], 'claim_task', { task_id: id }, 30_000);
       if (!measuring || performance.now() > end) continue;
       if (res.status === 200) ok++;
       else {
@@ -163,15 +141,15 @@ export async function benchPgWake(h, { rounds }) {
     for (let i = 0; i < 2; i++) daemons.push(await h.startDaemon(join(dir, `unused${i}.db`), agentsPath, undefined, { env }));
     const [waiterOn, writerOn] = daemons;
     for (let i = 0; i < rounds + 5; i++) {
-      const waiting = postTool(agent, waiterOn.port, agents.claimer.token, 'wait_for_activity', { timeout_s: 20, for: ['tasks'] }).then((res) => ({ res, at: performance.now() }));
+      const waiting = postToolAnswer(agent, waiterOn.port, agents.claimer.token, 'wait_for_activity', { timeout_s: 20, for: ['tasks'] }, 30_000).then((res) => ({ res, at: performance.now() }));
       await sleep(20); // let the wait reach its daemon and park
       const sent = performance.now();
-      const created = JSON.parse((await postTool(agent, writerOn.port, agents.lead.token, 'create_task', { title: `wake ${i}` })).body);
+      const created = JSON.parse((await postToolAnswer(agent, writerOn.port, agents.lead.token, 'create_task', { title: `wake ${i}` }, 30_000)).body);
       const { res, at } = await waiting;
       const answer = JSON.parse(res.body);
       if (answer.reason !== 'activity') throw new Error(`round ${i}: the waiter answered ${res.body}`);
       if (i >= 5) samples.push(at - sent);
-      await postTool(agent, waiterOn.port, agents.claimer.token, 'claim_task', { task_id: created.task.id });
+      await postToolAnswer(agent, waiterOn.port, agents.claimer.token, 'claim_task', { task_id: created.task.id }, 30_000);
     }
   } finally {
     agent.destroy();

@@ -3,19 +3,8 @@
 // It uses run.mjs's helpers, passed in, so the report, process hygiene and daemon start-up stay in one place.
 import http from 'node:http';
 import { join } from 'node:path';
-import { postTool } from './harness.mjs';
+import { postTool, prng } from './harness.mjs';
 
-/** A deterministic PRNG (mulberry32), so every run asks the same questions. */
-function random(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /**
  * `holders` tasks claimed by one worker, each with `perTask` reservations spread like a monorepo's (folders and single
@@ -34,7 +23,7 @@ export async function benchReservations(h, { holders, perTask, rounds }) {
   try {
     const mine = (await call(lead, 'create_task', { title: 'the asker' })).task.id;
     await call(asker, 'claim_task', { task_id: mine });
-    const rand = random(12);
+    const rand = prng(12);
     const measure = async (label) => {
       const s = { reserve_paths: [], check_paths: [], get_task: [] };
       for (let i = 0; i < rounds; i++) {
@@ -101,7 +90,7 @@ async function inProcess(h, { dbPath, taskId, holders, perTask, rounds, total })
   const { holdsPath, literalPrefix } = await import('../daemon/dist/board/overlap.js');
   const store = new SqliteStore({ path: dbPath });
   const caller = { agent: { name: 'reader', role: 'worker', skills: ['typescript'] }, mode: 'role' };
-  const rand = random(34);
+  const rand = prng(34);
   const s = { reserve: [], check: [] };
   try {
     for (let i = 0; i < rounds + 50; i++) {

@@ -152,14 +152,17 @@ export class BoardClient {
           await pause(delays[reconnects++]!, deadline);
           continue;
         }
+      }
+      const body = boardErrorOf(answer);
+      if (!body) {
         // A proxy's own page (nginx's is HTML) after every retry: nothing behind it answers.
-        if (!isBoardError(answer)) throw new DaemonUnreachable(this.options.config.baseUrl, `the proxy in front of it answered HTTP ${status}`);
+        if (GATEWAY_STATUSES.has(status)) throw new DaemonUnreachable(this.options.config.baseUrl, `the proxy in front of it answered HTTP ${status}`);
+        // node:http follows no redirects; a board never sends one, a proxy in front might.
+        if (status >= 300 && status < 400) {
+          throw new BadResponse(`the server answered HTTP ${status}${answer.headers.location ? ` and redirects to ${answer.headers.location}` : ''}; set --url (or ROUNDTABLE_URL) to the board's own address`);
+        }
+        throw new BadResponse(`the server answered HTTP ${status} without a board error body`);
       }
-      if (status >= 300 && status < 400) {
-        // node:http follows no redirects (fetch did); a board never sends one, a proxy in front might.
-        throw new BadResponse(`the server answered HTTP ${status}${answer.headers.location ? ` and redirects to ${answer.headers.location}` : ''}; set --url (or ROUNDTABLE_URL) to the board's own address`);
-      }
-      const body = errorBodyOf(answer);
       if (status === 401 && !tokenRefreshed) {
         // Maybe `login` stored a new token since this one was read: look once more.
         tokenRefreshed = true;
@@ -207,23 +210,15 @@ function jsonOf(answer: Answer, what: string): unknown {
   }
 }
 
-function isBoardError(answer: Answer): boolean {
-  try {
-    errorBodyOf(answer);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function errorBodyOf(answer: Answer): ErrorBody {
+/** The board's own error body in an answer, or undefined when something else answered (a proxy's page, say). */
+function boardErrorOf(answer: Answer): ErrorBody | undefined {
   try {
     const body = JSON.parse(answer.text) as ErrorBody;
     if (body?.error && isErrorCode(body.error.code) && typeof body.error.message === 'string') return body;
   } catch {
-    // fall through: not the board's JSON
+    // not JSON
   }
-  throw new BadResponse(`the server answered HTTP ${answer.status} without a board error body`);
+  return undefined;
 }
 
 function retryAfterMs(answer: Answer, body: ErrorBody): number | undefined {

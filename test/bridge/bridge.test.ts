@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildListedTools, TOOL_ACCESS, TOOLS } from 'roundtable-shared';
-import { mcpClient, startBoard, type TestBoard } from '../helpers/board.js';
+import { mcpClient, ROOT, startBoard, type TestBoard } from '../helpers/board.js';
 import { body, BRIDGE_BIN, bridgeEnv, isAlive, startBridge, type BridgeSession } from '../helpers/bridge.js';
 import { eventually, within } from '../helpers/eventually.js';
 import { spawnTracked, stopProcess } from '../helpers/processes.js';
@@ -162,6 +162,20 @@ describe('a whole flow through two bridges', () => {
     } finally {
       await done(bridge);
     }
+  });
+});
+
+describe('start-up', () => {
+  it('serves initialize and tools/list without loading network or crypto code (loaded at the first call)', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'roundtable-bridge-builtins-')), 'builtins.txt');
+    const preload = join(ROOT, 'test/fixtures/loaded-builtins.mjs');
+    const bridge = await bridgeFor('w1', [], { NODE_OPTIONS: `--import ${JSON.stringify(preload)}`, ROUNDTABLE_TEST_BUILTINS_FILE: file });
+    expect(names(await bridge.client.listTools())).toEqual(TOOLS.map((t) => t.name));
+    await done(bridge);
+    const loaded = readFileSync(file, 'utf8').split('\n');
+    // The list is real: what the bridge does load is in it.
+    expect(loaded).toContain('fs');
+    for (const heavy of ['http', 'https', 'tls', 'crypto']) expect(loaded, heavy).not.toContain(heavy);
   });
 });
 
