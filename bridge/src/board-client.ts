@@ -179,9 +179,9 @@ export class BoardClient {
       }
       const { status } = answer;
       if (status >= 200 && status < 300) return answer;
-      // A proxy's gateway error: it may have passed the request on before losing the daemon's answer.
-      if (GATEWAY_STATUSES.has(status)) mayHaveArrived = true;
       if (GATEWAY_STATUSES.has(status)) {
+        // A proxy's gateway error: it may have passed the request on before losing the daemon's answer.
+        mayHaveArrived = true;
         if (reconnects < delays.length) {
           await pause(delays[reconnects++]!, deadline);
           continue;

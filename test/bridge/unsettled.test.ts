@@ -1,11 +1,10 @@
 // A change whose answer was lost: the bridge says it may have been applied, and the same call made again goes out
 // under the same idempotency key, so the retry the message recommends is applied once (issue 22, item C).
-import { request as httpRequest } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { api, startBoard, type TestBoard } from '../helpers/board.js';
 import { body, bridgeEnv, startBridge, type BridgeSession } from '../helpers/bridge.js';
 import { eventually } from '../helpers/eventually.js';
-import { readBody, standInServer } from '../helpers/net.js';
+import { answerLosingProxy, standInServer } from '../helpers/net.js';
 import { describeEachStore } from '../helpers/stores.js';
 
 const cleanups: Array<() => Promise<unknown>> = [];
@@ -70,26 +69,13 @@ describe('a connection lost after the request was sent', () => {
   it('is reported as maybe applied, and the same post_message repeated once the path is back is applied once', async () => {
     const board = await startBoard();
     cleanups.push(() => board.stop());
-    const target = new URL(board.url);
     const keys: string[] = [];
     let cutting = true;
-    // A loopback proxy that passes every request on, and while cutting loses the daemon's answer to post_message.
-    const proxy = await standInServer(async (req, res) => {
-      const text = await readBody(req);
-      const upstream = httpRequest(
-        { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: { ...req.headers, host: target.host } },
-        (answer) => {
-          let reply = '';
-          answer.on('data', (d: Buffer) => (reply += d.toString()));
-          answer.on('end', () => {
-            if (req.url?.endsWith('/post_message')) keys.push(String(req.headers['idempotency-key']));
-            if (req.url?.endsWith('/post_message') && cutting) return void res.socket?.destroy();
-            res.writeHead(answer.statusCode!, answer.headers);
-            res.end(reply);
-          });
-        },
-      );
-      upstream.end(text);
+    // While cutting, the daemon's answer to post_message is lost after it was applied.
+    const proxy = await answerLosingProxy(board.url, (req) => {
+      if (!req.url?.endsWith('/post_message')) return false;
+      keys.push(String(req.headers['idempotency-key']));
+      return cutting;
     });
     cleanups.push(() => proxy.close());
     const { body: made } = await api(board, 'lead', 'create_task', { title: 'talked about' });
