@@ -26,6 +26,7 @@ import {
   startDaemon,
   startServer,
   stopServer,
+  WAITS_PER_AGENT,
   writeAgents,
 } from './harness.mjs';
 
@@ -345,12 +346,13 @@ async function wakeRound({ port, count, park, wake, settleMs }) {
 export async function benchWake1000() {
   const count = 1000;
   const dir = makeTempDir();
-  const { path: agentsPath, agents } = writeAgents(dir);
+  // One agent parks at most WAITS_PER_AGENT waits at once: the waits are spread over that many workers of their own.
+  const { path: agentsPath, agents } = writeAgents(dir, { waiters: Math.ceil(count / WAITS_PER_AGENT) });
   const servers = {};
   try {
     servers.daemon = await startDaemon(join(dir, 'wake.db'), agentsPath);
     servers.longpoll = await startServer('longpoll', [join(ROOT, 'bench/longpoll-server.mjs')], {});
-    const waiters = ['reader', 'claimer', 'lister'].map((n) => agents[n].token);
+    const waiters = agents.waiters;
     const lead = agents.lead.token;
     const rounds = {
       daemon: () =>

@@ -152,13 +152,26 @@ export async function stopServer(server, graceMs = 10_000) {
 export const sha256 = (text) => createHash('sha256').update(text, 'utf8').digest('hex');
 
 /** One leader and a few workers; returns name -> { token, skills } and writes agents.json. */
-export function writeAgents(dir) {
+/**
+ * wait_for_activity calls one agent may have open at once (WAITS_PER_AGENT, daemon/src/board/presence.ts): a section
+ * that parks more waits spreads them over agents of their own (writeAgents' `waiters` and `watchers`).
+ */
+export const WAITS_PER_AGENT = 8;
+
+/**
+ * The bench's agents file: a leader and four workers, plus `waiters` more workers (waiter1, ...; skills of every task a
+ * section creates without skills) and `watchers` observers (watcher1, ...), whose tokens come back as
+ * agents.waiters and agents.watchers.
+ */
+export function writeAgents(dir, { waiters = 0, watchers = 0 } = {}) {
   const defs = [
     { name: 'lead', role: 'leader', skills: [] },
     { name: 'reader', role: 'worker', skills: ['typescript'] },
     { name: 'claimer', role: 'worker', skills: ['typescript', 'sql'] },
     { name: 'lister', role: 'worker', skills: ['typescript', 'sql', 'docs'] },
     { name: 'helper', role: 'worker', skills: ['python', 'ops'] },
+    ...Array.from({ length: waiters }, (_, i) => ({ name: `waiter${i + 1}`, role: 'worker', skills: ['typescript', 'sql', 'docs'] })),
+    ...Array.from({ length: watchers }, (_, i) => ({ name: `watcher${i + 1}`, role: 'observer', skills: [] })),
   ];
   const agents = {};
   const file = { agents: [] };
@@ -167,6 +180,8 @@ export function writeAgents(dir) {
     agents[d.name] = { ...d, token };
     file.agents.push({ name: d.name, role: d.role, skills: d.skills, token_sha256: sha256(token) });
   }
+  agents.waiters = defs.filter((d) => d.name.startsWith('waiter')).map((d) => agents[d.name].token);
+  agents.watchers = defs.filter((d) => d.name.startsWith('watcher')).map((d) => agents[d.name].token);
   const path = join(dir, 'agents.json');
   writeFileSync(path, JSON.stringify(file, null, 2));
   return { path, agents };

@@ -56,11 +56,12 @@ export async function benchWakeup(h, { rounds, seedPollS }) {
 /** Idle cost: the daemon's CPU and memory with `count` waiters parked, then how long waking them all takes. */
 export async function benchIdleWaiters(h, { count, idleMs }) {
   const dir = h.makeTempDir();
-  const { path: agentsPath, agents } = h.writeAgents(dir);
+  // One agent parks at most WAITS_PER_AGENT waits at once: the waits are spread over that many workers of their own.
+  const { path: agentsPath, agents } = h.writeAgents(dir, { waiters: Math.ceil(count / h.WAITS_PER_AGENT) });
   const daemon = await h.startDaemon(join(dir, 'idle.db'), agentsPath);
   const pid = daemon.child.pid;
   const agent = new http.Agent({ keepAlive: true, maxSockets: count + 8 });
-  const waiters = ['reader', 'claimer', 'lister'].map((n) => agents[n].token);
+  const waiters = agents.waiters;
   try {
     // Warm the daemon up, then take its resting figures.
     for (let i = 0; i < 50; i++) await postTool(agent, daemon.port, waiters[i % waiters.length], 'whoami', {});

@@ -22,6 +22,8 @@
 //   hooks.mjs         hook_stop
 //   plans.mjs         ready_set, unblock_wake
 //   reservations.mjs  reservations
+//   waits.mjs         wait_cap              4,000 waits from one token and one post waking them, before the per-agent
+//                                           cap (from git) and now; another agent's whoami meanwhile
 //   tool-list.mjs     tool_list             tools/list tokens per role on /mcp, now and before (shared/ built from git)
 //   postgres.mjs      pg_claims, pg_wake    durable claims/s with 1-3 daemons on PostgreSQL beside one on SQLite; the
 //                                           cross-daemon wake-up (need ROUNDTABLE_TEST_PG_URL or a local cluster)
@@ -40,6 +42,7 @@ import { benchBridgeCalls, benchBridgeStart } from './bridge.mjs';
 import { benchClaimTask, benchGetTask, benchListTasks } from './daemon.mjs';
 import { benchCpuPerCall, benchDurableWrites, benchGetTask10, benchLoneWrite, benchMcpCost, benchWake1000 } from './durability.mjs';
 import {
+  against,
   CONFIG,
   MIGRATIONS,
   buildDaemonAt,
@@ -55,6 +58,8 @@ import {
   seedListBoard,
   startDaemon,
   stopServer,
+  postToolAnswer,
+  WAITS_PER_AGENT,
   writeAgents,
 } from './harness.mjs';
 import { benchHookStop } from './hooks.mjs';
@@ -64,9 +69,10 @@ import { benchReadySet, benchUnblockWake } from './plans.mjs';
 import { benchReservations } from './reservations.mjs';
 import { benchScale } from './scale.mjs';
 import { benchToolList } from './tool-list.mjs';
+import { benchWaitCap } from './waits.mjs';
 import { benchPgClaims, benchPgWake } from './postgres.mjs';
 
-const liveHelpers = () => ({ report, makeTempDir, writeAgents, startDaemon, stopServer, percentiles, fmt, TARGETS, ROOT, seedTasks: seedListBoard, buildDaemonAt });
+const liveHelpers = () => ({ report, makeTempDir, writeAgents, startDaemon, stopServer, percentiles, fmt, TARGETS, ROOT, seedTasks: seedListBoard, buildDaemonAt, WAITS_PER_AGENT, postToolAnswer, against });
 
 const SECTIONS = [
   { file: 'daemon', name: 'get_task', run: benchGetTask },
@@ -82,6 +88,7 @@ const SECTIONS = [
   { file: 'hooks', name: 'hook_stop', run: () => benchHookStop(liveHelpers(), { runs: 50 }) },
   { file: 'plans', name: 'ready_set', run: () => benchReadySet(liveHelpers(), { tasks: CONFIG.listTasks, edges: CONFIG.listTasks, iterations: CONFIG.listIterations, warmup: CONFIG.listWarmup }) },
   { file: 'plans', name: 'unblock_wake', run: () => benchUnblockWake(liveHelpers(), { rounds: 200 }) },
+  { file: 'waits', name: 'wait_cap', run: () => benchWaitCap(liveHelpers(), { count: 4000 }) },
   { file: 'reservations', name: 'reservations', run: () => benchReservations(liveHelpers(), { holders: 200, perTask: 50, rounds: 500 }) },
   { file: 'durability', name: 'durable_writes', run: benchDurableWrites },
   { file: 'durability', name: 'get_task_10', run: benchGetTask10 },

@@ -2,7 +2,7 @@
 // board seeded directly with SQLite (synchronous=OFF, one transaction) and served by the daemon from a durable copy.
 import http from 'node:http';
 import { join } from 'node:path';
-import { against, copyDurably, createBoardDb, envInt, fmt, makeTempDir, percentiles, post, report, startDaemon, stopServer, writeAgents } from './harness.mjs';
+import { against, copyDurably, createBoardDb, envInt, fmt, makeTempDir, percentiles, post, report, startDaemon, stopServer, WAITS_PER_AGENT, writeAgents } from './harness.mjs';
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const THREAD_MESSAGES = 10_000;
@@ -68,28 +68,25 @@ function getJson(agent, port, path) {
   });
 }
 
-/** Parks 100 waits of a worker with nothing to do, then one create_task (skills it has) wakes them all: the time in all. */
+/**
+ * Parks 100 waits of observers (at most WAITS_PER_AGENT each, so 13 of them) waiting for messages, then one post to
+ * everyone wakes them all: the time in all. Observers, since at this size a worker always has something claimable.
+ */
 async function wake100(port, agents) {
   const times = [];
   for (let round = 0; round < 5; round++) {
     const agent = new http.Agent({ keepAlive: true, maxSockets: 110 });
     try {
-      // 'helper' (python, ops) can claim the seeded ["ops","python"] and ["python"] tasks, so it waits on reviews only.
-      const parked = Array.from({ length: 100 }, () => post(agent, port, '/api/v1/tools/wait_for_activity', agents.helper.token, '{"timeout_s":50,"for":["reviews"]}', true));
+      // Read what earlier rounds posted first, so every wait parks instead of answering "pending".
+      for (const token of agents.watchers) await post(agent, port, '/api/v1/tools/read_unread', token, '{}');
+      const parked = Array.from({ length: 100 }, (_, i) => post(agent, port, '/api/v1/tools/wait_for_activity', agents.watchers[i % agents.watchers.length], '{"timeout_s":50,"for":["messages"]}', true));
       await sleep(1000);
-      const t0 = performance.now();
-      // A review of helper's submission is news for helper: submitted by helper, approved by lead.
-      const made = JSON.parse((await post(agent, port, '/api/v1/tools/create_task', agents.lead.token, '{"title":"for helper","assignee":"helper"}', true)).body);
-      const id = made.task.id;
-      await post(agent, port, '/api/v1/tools/claim_task', agents.helper.token, JSON.stringify({ task_id: id }));
-      await post(agent, port, '/api/v1/tools/submit_result', agents.helper.token, JSON.stringify({ task_id: id, result: 'r' }));
       const t1 = performance.now();
-      await post(agent, port, '/api/v1/tools/review_task', agents.lead.token, JSON.stringify({ task_id: id, verdict: 'approve' }));
+      await post(agent, port, '/api/v1/tools/post', agents.lead.token, JSON.stringify({ to: 'all', text: `round ${round}` }));
       const answers = await Promise.all(parked);
       const t2 = performance.now();
       if (answers.some((a) => a.status !== 200)) throw new Error('a parked wait did not answer 200');
       times.push(t2 - t1);
-      void t0;
     } finally {
       agent.destroy();
     }
@@ -104,7 +101,7 @@ export async function benchScale() {
   const seeded = {};
   for (const n of sizes) {
     const dir = makeTempDir();
-    const { path: agentsPath, agents } = writeAgents(dir);
+    const { path: agentsPath, agents } = writeAgents(dir, { watchers: Math.ceil(100 / WAITS_PER_AGENT) });
     const seedPath = join(dir, 'seed.db');
     const t0 = performance.now();
     seedScaleBoard(seedPath, n);

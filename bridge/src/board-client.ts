@@ -1,11 +1,13 @@
-// Calls the board's JSON API: one request per tool call, bounded by a deadline, retried only when safe.
+// Calls the board's JSON API: one request per tool call, bounded by a deadline, retried only when safe; a change whose
+// answer was lost keeps its idempotency key for the same call made again.
 import { readFileSync } from 'node:fs';
 import { findTool, HEARTBEAT_PATH, isErrorCode, LIMITS, waitForActivity, type ErrorBody, type HeartbeatAnswer, WATCHER_HEADER } from 'roundtable-shared';
 import type { BridgeConfig } from './config.js';
 import { refusedTokenMessage, type FoundToken } from './credentials.js';
-import { BadResponse, CallTimeout, DaemonUnreachable, TlsUntrusted } from './errors.js';
+import { BadResponse, CallTimeout, DaemonUnreachable, isUnsettled, TlsUntrusted } from './errors.js';
 import { ExchangeFailed, ExchangeTimedOut, type Answer, type Exchange, type Transport } from './exchange.js';
 import { log } from './log.js';
+import { UNSETTLED_WINDOW_MS, UnsettledCalls } from './unsettled-calls.js';
 
 /** A refusal from the board itself, carried as the board's own error body. */
 export class BoardRefusal extends Error {
@@ -44,10 +46,13 @@ const GATEWAY_STATUSES = new Set([502, 503, 504]);
 /** Failures worth a reconnect: the daemon is restarting or a kept-alive connection went stale. */
 const TRANSIENT_FAILURE = /^(ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|EAI_AGAIN|ECONNABORTED)$/;
 const TLS_FAILURE = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ERR_TLS|HOSTNAME|ALTNAME/;
+/** Failures before any byte of the request could leave: nothing was sent, so nothing can have been applied. */
+const NEVER_SENT = /^(ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH)$/;
 
 export class BoardClient {
   private transport: Promise<Transport> | undefined;
   private readonly ca: string | undefined;
+  private readonly unsettled = new UnsettledCalls();
 
   constructor(private readonly options: BoardClientOptions) {
     this.ca = options.config.caFile ? readFileSync(options.config.caFile, 'utf8') : undefined;
@@ -64,10 +69,27 @@ export class BoardClient {
     return (await this.transport)(exchange);
   }
 
-  /** Runs a tool on the board; resolves with its output, or rejects with a BoardRefusal or a BridgeError. */
+  /**
+   * Runs a tool on the board; resolves with its output, or rejects with a BoardRefusal or a BridgeError. A change
+   * whose outcome is unknown keeps its idempotency key: the same call again (same tool, same arguments) within the
+   * window goes out under it, so the board applies it at most once. Only a success settles it; a refusal of the
+   * repeat does not prove the first attempt was not applied.
+   */
   async callTool(name: string, args: Record<string, unknown>, options: CallOptions = {}): Promise<Record<string, unknown>> {
-    // A change is retried only under one idempotency key, so the board applies it at most once.
-    const idempotencyKey = findTool(name)?.mutates ? (await import('node:crypto')).randomUUID() : undefined;
+    const change = findTool(name)?.mutates === true;
+    if (!change) return this.callOnce(name, args, options, undefined);
+    const idempotencyKey = this.unsettled.keyFor(name, args) ?? (await import('node:crypto')).randomUUID();
+    try {
+      const output = await this.callOnce(name, args, options, idempotencyKey);
+      this.unsettled.settled(name, args);
+      return output;
+    } catch (error) {
+      if (isUnsettled(error)) this.unsettled.unsettled(name, args, idempotencyKey);
+      throw error;
+    }
+  }
+
+  private async callOnce(name: string, args: Record<string, unknown>, options: CallOptions, idempotencyKey: string | undefined): Promise<Record<string, unknown>> {
     // wait_for_activity holds the request on purpose: allow for the wait on top of the usual timeout.
     const waitMs = name === waitForActivity.name ? (typeof args['timeout_s'] === 'number' ? args['timeout_s'] : LIMITS.waitDefaultS) * 1000 : 0;
     const timeoutMs = (options.timeoutMs ?? this.options.config.timeoutMs) + waitMs;
@@ -78,6 +100,7 @@ export class BoardClient {
       // of it: the call still ends by its own timeout_s, not timeout_s after the retry and past the deadline.
       ...(waitMs > 0 && { retryJson: () => ({ ...args, timeout_s: Math.max(0, Math.floor((waitMs - (Date.now() - startedAt)) / 100) / 10) }) }),
       idempotencyKey,
+      ...(idempotencyKey !== undefined && { unsettledWindowMs: UNSETTLED_WINDOW_MS }),
       what: name,
       timeoutMs,
       ...(options.signal && { signal: options.signal }),
@@ -108,6 +131,8 @@ export class BoardClient {
       /** What a retry sends instead of json, if it differs. */
       retryJson?: () => unknown;
       idempotencyKey?: string | undefined;
+      /** A change: once it may have reached the board, its failure says so, with this window (unsettled-calls.ts). */
+      unsettledWindowMs?: number;
       what: string;
       timeoutMs?: number;
       signal?: AbortSignal;
@@ -115,7 +140,10 @@ export class BoardClient {
   ): Promise<Answer> {
     const timeoutMs = request.timeoutMs ?? this.options.config.timeoutMs;
     const deadline = Date.now() + timeoutMs;
-    const late = () => new CallTimeout(`the board did not answer ${request.what} within ${timeoutMs / 1000} s`);
+    // Whether an attempt may have reached the board: then a change's outcome is unknown until one is answered.
+    let mayHaveArrived = false;
+    const unsettled = () => (mayHaveArrived ? request.unsettledWindowMs : undefined);
+    const late = () => new CallTimeout(`the board did not answer ${request.what} within ${timeoutMs / 1000} s`, unsettled());
     let reconnects = 0;
     const delays = this.options.reconnectDelaysMs ?? RECONNECT_DELAYS_MS;
     let rateLimitWaited = false;
@@ -136,18 +164,24 @@ export class BoardClient {
           headers: { authorization: `Bearer ${token}`, ...(request.idempotencyKey && { 'idempotency-key': request.idempotencyKey }) },
         });
       } catch (error) {
-        if (error instanceof ExchangeTimedOut) throw late();
+        if (error instanceof ExchangeTimedOut) {
+          mayHaveArrived = true;
+          throw late();
+        }
         if (!(error instanceof ExchangeFailed)) throw error;
         if (TLS_FAILURE.test(error.code)) throw new TlsUntrusted(`the board's TLS certificate could not be verified (${error.code})`);
+        if (!NEVER_SENT.test(error.code)) mayHaveArrived = true;
         if (TRANSIENT_FAILURE.test(error.code) && reconnects < delays.length) {
           await pause(delays[reconnects++]!, deadline);
           continue;
         }
-        throw new DaemonUnreachable(this.options.config.baseUrl, error.code);
+        throw new DaemonUnreachable(this.options.config.baseUrl, error.code, unsettled());
       }
       const { status } = answer;
       if (status >= 200 && status < 300) return answer;
       if (GATEWAY_STATUSES.has(status)) {
+        // A proxy's gateway error: it may have passed the request on before losing the daemon's answer.
+        mayHaveArrived = true;
         if (reconnects < delays.length) {
           await pause(delays[reconnects++]!, deadline);
           continue;
@@ -156,7 +190,7 @@ export class BoardClient {
       const body = boardErrorOf(answer);
       if (!body) {
         // A proxy's own page (nginx's is HTML) after every retry: nothing behind it answers.
-        if (GATEWAY_STATUSES.has(status)) throw new DaemonUnreachable(this.options.config.baseUrl, `the proxy in front of it answered HTTP ${status}`);
+        if (GATEWAY_STATUSES.has(status)) throw new DaemonUnreachable(this.options.config.baseUrl, `the proxy in front of it answered HTTP ${status}`, unsettled());
         // node:http follows no redirects; a board never sends one, a proxy in front might.
         if (status >= 300 && status < 400) {
           throw new BadResponse(`the server answered HTTP ${status}${answer.headers.location ? ` and redirects to ${answer.headers.location}` : ''}; set --url (or ROUNDTABLE_URL) to the board's own address`);

@@ -83,12 +83,33 @@ export class TokenFileInsecure extends BridgeError {
   }
 }
 
-export class DaemonUnreachable extends BridgeError {
+/**
+ * Said of a change whose answer was lost: the board may have applied it, and the bridge keeps its idempotency key, so
+ * the same call again within the window is applied at most once (unsettled-calls.ts).
+ */
+function unsettledAdvice(windowMs: number): string {
+  return `The board may already have applied this change. Repeating the same call (same tool, same arguments) within ${Math.round(windowMs / 60_000)} minutes is safe: it goes out under the same idempotency key and is applied at most once; a call with other arguments is a new change`;
+}
+
+/** A change that may have reached the board: the answer was lost, so nobody knows whether it was applied. */
+export interface Unsettled {
+  /** The window within which the same call reuses its key; set only on a change whose outcome is unknown. */
+  readonly unsettledWindowMs?: number | undefined;
+}
+
+export class DaemonUnreachable extends BridgeError implements Unsettled {
   readonly code = 'daemon_unreachable' as const;
-  readonly fix = 'Check that the board is running (`roundtable-bridge status`) and that the URL is right; this call can be retried once it is back';
   /** `reason` is the system error code, e.g. ECONNREFUSED. */
-  constructor(readonly url: string, readonly reason: string) {
+  constructor(
+    readonly url: string,
+    readonly reason: string,
+    readonly unsettledWindowMs?: number,
+  ) {
     super(`the board at ${url} cannot be reached (${reason})`);
+  }
+  get fix() {
+    const check = 'Check that the board is running (`roundtable-bridge status`) and that the URL is right';
+    return this.unsettledWindowMs === undefined ? `${check}; this call can be retried once it is back` : `${check}. ${unsettledAdvice(this.unsettledWindowMs)}`;
   }
 }
 
@@ -97,9 +118,22 @@ export class TlsUntrusted extends BridgeError {
   readonly fix = "If the board uses a private CA, pass --ca FILE (or set NODE_EXTRA_CA_CERTS) with the CA's PEM; never disable verification";
 }
 
-export class CallTimeout extends BridgeError {
+export class CallTimeout extends BridgeError implements Unsettled {
   readonly code = 'timeout' as const;
-  readonly fix = 'The board may be overloaded; retry the call. A retried change is applied at most once';
+  constructor(
+    message: string,
+    readonly unsettledWindowMs?: number,
+  ) {
+    super(message);
+  }
+  get fix() {
+    return this.unsettledWindowMs === undefined ? 'The board may be overloaded; retry the call' : `The board may be overloaded. ${unsettledAdvice(this.unsettledWindowMs)}`;
+  }
+}
+
+/** Whether an error leaves a change's outcome unknown (see Unsettled). */
+export function isUnsettled(error: unknown): error is (CallTimeout | DaemonUnreachable) {
+  return (error instanceof CallTimeout || error instanceof DaemonUnreachable) && error.unsettledWindowMs !== undefined;
 }
 
 export class BadResponse extends BridgeError {

@@ -121,17 +121,22 @@ export function setAgent(target: AgentsTarget, name: string, changes: { role?: R
       change = { ...change, role: { from: before.role, to: changes.role } };
       entry.role = changes.role;
     }
-    if (changes.skills !== undefined && changes.skills.join('\n') !== before.skills.join('\n')) {
+    if (changes.skills !== undefined && !sameItems(changes.skills, before.skills)) {
       change = { ...change, skills: { from: before.skills, to: changes.skills } };
       entry.skills = changes.skills;
     }
-    if (changes.toolsets !== undefined && (changes.toolsets ?? []).join('\n') !== (before.toolsets ?? []).join('\n')) {
+    if (changes.toolsets !== undefined && !sameItems(changes.toolsets ?? [], before.toolsets ?? [])) {
       change = { ...change, toolsets: { from: before.toolsets, to: changes.toolsets } };
       if (changes.toolsets === null) delete entry.toolsets;
       else entry.toolsets = changes.toolsets;
     }
     return { result: change, ...((change.role || change.skills || change.toolsets) && { write: file }) };
   });
+}
+
+/** The same list, item by item and in order (the order is the file's); never compared as one joined string. */
+function sameItems(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((item, i) => item === b[i]);
 }
 
 export function rotateAgent(target: AgentsTarget, name: string): Promise<string> {

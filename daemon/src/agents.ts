@@ -2,7 +2,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { BOARD_MODES, LIMITS, ROLES, TOOLSETS, type BoardMode, type Role, type Toolset } from 'roundtable-shared';
+import { BOARD_MODES, LIMITS, ROLES, SKILL_PATTERN, SKILL_RULE, TOOLSETS, type BoardMode, type Role, type Toolset } from 'roundtable-shared';
 
 export interface Agent {
   readonly name: string;
@@ -28,7 +28,15 @@ const entrySchema = z
       .refine((n) => !RESERVED_NAMES.has(n.toLowerCase()), { error: 'is reserved; choose another name' }),
     role: z.enum(ROLES, { error: `must be one of ${ROLES.join(', ')}` }),
     skills: z
-      .array(z.string().min(1).max(LIMITS.skill), { error: `must be a list of skill names of 1-${LIMITS.skill} characters` })
+      .array(
+        z
+          .string({ error: `each skill must be ${SKILL_RULE}` })
+          .max(LIMITS.skill, { error: (issue) => `each skill is at most ${LIMITS.skill} characters (this one has ${String((issue.input as string).length)})` })
+          .regex(SKILL_PATTERN, { error: `each skill must be ${SKILL_RULE}` }),
+        {
+          error: `must be a list of skill names, each ${SKILL_RULE}`,
+        },
+      )
       .default([]),
     token_sha256: z
       .string()

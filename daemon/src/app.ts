@@ -48,9 +48,11 @@ export function createApp(options: AppOptions): BoardApp {
   const guarded = hostGuard({ allowedHosts: config.allowedHosts, refusalStatus: 403, trustProxy: config.trustProxy });
   const auth = bearerAuth({ agents: options.agents });
   const limit = bodyLimit({ maxSize: MAX_BODY_BYTES });
+  const mcpLimit = bodyLimit({ maxSize: MAX_BODY_BYTES, answer: 'json-rpc' });
 
   const protectedApp = new Hono<{ Variables: AuthVariables }>();
-  for (const path of ['/mcp', '/mcp/*', '/api/*']) protectedApp.use(path, guarded, limit, auth);
+  for (const path of ['/mcp', '/mcp/*']) protectedApp.use(path, guarded, mcpLimit, auth);
+  protectedApp.use('/api/*', guarded, limit, auth);
   protectedApp.route('/mcp', mcpRoutes(options.dispatcher));
   protectedApp.route('/api/v1', apiRoutes(options.dispatcher, options.store, options.leases));
 

@@ -1,4 +1,5 @@
 // Daemon configuration: every environment variable parsed once, validated, frozen.
+import { isIP } from 'node:net';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
 
@@ -49,6 +50,32 @@ const databaseUrl = z.string().refine((v) => /^postgres(ql)?:\/\/[^\s]+$/.test(v
   error: 'a PostgreSQL URL such as postgres://roundtable@db.internal:5432/roundtable (unset it to keep the board on SQLite)',
 });
 const flag = z.enum(['0', '1', 'true', 'false', 'yes', 'no'], { error: 'true or false' }).transform((v) => ['1', 'true', 'yes'].includes(v));
+
+/**
+ * Whose X-Real-IP, X-Forwarded-For and X-Forwarded-Proto the daemon believes: nobody's (false), a proxy on this host
+ * ('loopback': any loopback peer), or only peers at these addresses (the proxy's own).
+ */
+export type TrustProxy = false | 'loopback' | readonly string[];
+
+/** An address as the socket reports it, compared plainly: lower case, an IPv4-mapped IPv6 address as its IPv4 form. */
+export function normalizeAddress(address: string): string {
+  const lower = address.trim().toLowerCase();
+  return lower.startsWith('::ffff:') && isIP(lower.slice(7)) === 4 ? lower.slice(7) : lower;
+}
+
+const trustProxy = z
+  .string()
+  .transform((v, ctx): TrustProxy => {
+    const value = v.trim().toLowerCase();
+    if (['', '0', 'false', 'no'].includes(value)) return false;
+    if (['1', 'true', 'yes'].includes(value)) return 'loopback';
+    const addresses = value.split(',').map((a) => a.trim()).filter(Boolean);
+    if (addresses.length === 0 || addresses.some((a) => isIP(a) === 0)) {
+      ctx.addIssue({ code: 'custom', message: "true (a proxy on this host), false, or the reverse proxy's own IP addresses, comma-separated, such as 10.0.0.5" });
+      return z.NEVER;
+    }
+    return Object.freeze([...new Set(addresses.map(normalizeAddress))]);
+  });
 const positiveInt = z.coerce.number().int().min(1);
 
 const envSchema = z.object({
@@ -71,7 +98,7 @@ const envSchema = z.object({
   ROUNDTABLE_BACKUP_INTERVAL: duration.default(3_600_000),
   ROUNDTABLE_BACKUP_KEEP: positiveInt.max(10_000).default(48),
   ROUNDTABLE_BACKUP_MIN_FREE_MB: z.coerce.number().int().min(0).max(10_000_000).default(100),
-  ROUNDTABLE_TRUST_PROXY: flag.default(false),
+  ROUNDTABLE_TRUST_PROXY: trustProxy.default(false),
   ROUNDTABLE_LEASE_TTL: duration.default(600_000).pipe(z.number().min(1000, 'at least 1s: a claim needs time to be renewed')),
   ROUNDTABLE_DATABASE_URL: databaseUrl.optional(),
 });
@@ -96,8 +123,8 @@ export interface Config {
   };
   /** Open event streams of the web page, on the whole board (per session and per agent: see web/event-stream.ts). */
   readonly maxEventStreams: number;
-  /** Behind a reverse proxy on loopback: take the client IP from X-Real-IP / X-Forwarded-For. */
-  readonly trustProxy: boolean;
+  /** Behind a reverse proxy: take the client IP from X-Real-IP / X-Forwarded-For, on connections from the proxy only. */
+  readonly trustProxy: TrustProxy;
   /** How long a claim lasts without a renewing call or heartbeat by its holder. */
   readonly leaseTtlMs: number;
   /** ROUNDTABLE_DATABASE_URL: the board lives in PostgreSQL, shared by every daemon given the same URL; else SQLite at dbPath. */

@@ -2,6 +2,7 @@
 import { Hono } from 'hono';
 import { RateLimited } from './errors.js';
 import type { AgentDirectory } from './agents.js';
+import type { TrustProxy } from './config.js';
 import { clientIp } from './http/client.js';
 import type { RateLimiter } from './rate-limit.js';
 import type { BoardStore } from './store/store.js';
@@ -16,7 +17,7 @@ export interface StatusOptions {
   readonly boardName: string;
   readonly limiter: RateLimiter;
   /** Behind a reverse proxy: the client is X-Real-IP (or the last X-Forwarded-For) when the peer is loopback. */
-  readonly trustProxy: boolean;
+  readonly trustProxy: TrustProxy;
 }
 
 export function statusRoutes(options: StatusOptions): Hono {

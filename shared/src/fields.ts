@@ -31,17 +31,29 @@ export function optionalText(field: string, max: number) {
     .optional();
 }
 
-export const taskId = z
-  .number({ error: 'task_id must be a number (the id from create_task or list_tasks)' })
-  .int({ error: 'task_id must be a whole number' })
-  .positive({ error: 'task_id must be positive' });
+/** A row id argument (task_id, claim_id, ...): a whole number from 1 to LIMITS.maxId, the range the error states. */
+export function rowId(field: string, what: string) {
+  const range = `${field} must be a whole number from 1 to ${LIMITS.maxId}`;
+  return z
+    .number({ error: `${field} must be a number (${what})` })
+    .int({ error: `${range} (${what})` })
+    .min(1, { error: range })
+    .max(LIMITS.maxId, { error: range });
+}
 
-export const claimId = z
-  .number({ error: 'claim_id must be a number (the claim_id that claim_task returned)' })
-  .int({ error: 'claim_id must be a whole number' })
-  .positive({ error: 'claim_id must be positive' });
+export const taskId = rowId('task_id', 'the id from create_task or list_tasks');
 
-export const skill = boundedText('each skill', LIMITS.skill);
+export const claimId = rowId('claim_id', 'the claim_id that claim_task returned');
+
+/**
+ * A skill is a plain name: it is matched by equality, listed to every agent and shown on the web page, so it carries
+ * no spaces, line breaks, control characters or escape sequences (an ANSI escape would repaint a terminal that prints
+ * it). The rule is stated in SPEC section 1; agents.json and required_skills share it.
+ */
+export const SKILL_PATTERN = new RegExp(`^[A-Za-z0-9][A-Za-z0-9+#._/-]{0,${LIMITS.skill - 1}}$`);
+export const SKILL_RULE = `1-${LIMITS.skill} of the characters A-Z a-z 0-9 + # . _ / - (no spaces, line breaks or control characters), starting with a letter or digit, e.g. "python" or "c++"`;
+
+export const skill = boundedText('each skill', LIMITS.skill).regex(SKILL_PATTERN, { error: `each skill must be ${SKILL_RULE}` });
 
 export const agentName = boundedText('agent name', LIMITS.assigneeFilter);
 
@@ -50,10 +62,7 @@ export const isoTime = z.string().describe('ISO 8601 time in UTC');
 /** The tasks a task waits for: up to LIMITS.dependsOn ids, each of an existing task that is not cancelled. */
 export const dependsOn = z
   .array(
-    z
-      .number({ error: 'depends_on: each entry must be a task id (a number)' })
-      .int({ error: 'depends_on: each entry must be a whole number' })
-      .positive({ error: 'depends_on: each entry must be a positive task id' }),
+    rowId('depends_on: each entry', 'a task id'),
     { error: 'depends_on must be a list of task ids, e.g. [3, 4]' },
   )
   .max(LIMITS.dependsOn, { error: `depends_on has more than ${LIMITS.dependsOn} entries; the limit is ${LIMITS.dependsOn}` });

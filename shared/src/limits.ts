@@ -30,6 +30,8 @@ export const LIMITS = {
   /** get_task: messages and history rows per page, default and most. */
   taskItemsDefault: 20,
   taskItemsMax: 100,
+  /** The largest id of any row (task, claim, message): PostgreSQL keeps ids as INTEGER, so both stores take 1 to 2^31-1. */
+  maxId: 2_147_483_647,
 } as const;
 
 /** An Idempotency-Key header on a mutating API call: 1-200 of these characters; kept for 24 hours. */

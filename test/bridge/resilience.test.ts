@@ -1,9 +1,8 @@
 // The bridge when things go wrong: daemon down or restarting, lost responses, 429, timeouts, TLS.
-import { request as httpRequest } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { api, startBoard, token } from '../helpers/board.js';
 import { body, bridgeEnv, startBridge } from '../helpers/bridge.js';
-import { freePort, readBody, standInServer } from '../helpers/net.js';
+import { answerLosingProxy, freePort, readBody, standInServer } from '../helpers/net.js';
 import { makeTestPki, tlsEnv } from '../helpers/tls.js';
 
 describe('daemon unreachable or restarting (over HTTPS with a test CA)', () => {
@@ -65,30 +64,15 @@ describe('daemon unreachable or restarting (over HTTPS with a test CA)', () => {
 describe('retries without duplicates', () => {
   it('a create_task whose response is lost is retried with the same key and makes one task', async () => {
     const board = await startBoard();
-    const target = new URL(board.url);
     const seenKeys: string[] = [];
     let dropped = 0;
     // A loopback proxy that loses the first create_task response after the daemon has applied it.
-    const proxy = await standInServer(async (req, res) => {
-      const text = await readBody(req);
-      const upstream = httpRequest(
-        { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: { ...req.headers, host: target.host } },
-        (answer) => {
-          let reply = '';
-          answer.on('data', (d: Buffer) => (reply += d.toString()));
-          answer.on('end', () => {
-            if (req.url?.endsWith('/create_task')) seenKeys.push(String(req.headers['idempotency-key']));
-            if (req.url?.endsWith('/create_task') && dropped === 0) {
-              dropped++;
-              res.socket?.destroy();
-              return;
-            }
-            res.writeHead(answer.statusCode!, answer.headers);
-            res.end(reply);
-          });
-        },
-      );
-      upstream.end(text);
+    const proxy = await answerLosingProxy(board.url, (req) => {
+      if (!req.url?.endsWith('/create_task')) return false;
+      seenKeys.push(String(req.headers['idempotency-key']));
+      if (dropped > 0) return false;
+      dropped++;
+      return true;
     });
     const bridge = await startBridge({ args: ['--url', proxy.url], env: bridgeEnv({ ROUNDTABLE_TOKEN: board.tokens['lead']! }) });
     try {

@@ -1,6 +1,6 @@
 // Loopback networking helpers for tests: free ports, small stand-in HTTP servers, and a TCP relay that can hold new
 // connections back.
-import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { connect, createServer as createNetServer, type Socket } from 'node:net';
 
 export async function freePort(): Promise<number> {
@@ -31,6 +31,28 @@ export async function standInServer(handler: (req: IncomingMessage, res: ServerR
         server.close(() => resolve());
       }),
   };
+}
+
+/**
+ * An HTTP proxy on loopback in front of `target` that passes every request on, and loses the answer (destroys the
+ * client's socket after the target has answered) whenever `lose` says so: the target has applied the request, the
+ * client never hears.
+ */
+export function answerLosingProxy(target: string, lose: (req: IncomingMessage) => boolean): Promise<StandIn> {
+  const to = new URL(target);
+  return standInServer(async (req, res) => {
+    const text = await readBody(req);
+    const upstream = httpRequest({ host: to.hostname, port: to.port, method: req.method, path: req.url, headers: { ...req.headers, host: to.host } }, (answer) => {
+      let reply = '';
+      answer.on('data', (d: Buffer) => (reply += d.toString()));
+      answer.on('end', () => {
+        if (lose(req)) return void res.socket?.destroy();
+        res.writeHead(answer.statusCode!, answer.headers);
+        res.end(reply);
+      });
+    });
+    upstream.end(text);
+  });
 }
 
 export async function readBody(req: IncomingMessage): Promise<string> {

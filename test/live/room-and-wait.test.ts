@@ -169,10 +169,11 @@ describeEachStore((kind) => {
     });
 
     it('200 idle waiters cost no measurable CPU, and all wake when work arrives', async () => {
-      const agents: AgentSpec[] = [{ name: 'lead', role: 'leader' }, ...Array.from({ length: 4 }, (_, i): AgentSpec => ({ name: `w${i}`, role: 'worker' }))];
+      // An agent holds at most 8 waits at once (SPEC §3): 200 take 25 workers.
+      const agents: AgentSpec[] = [{ name: 'lead', role: 'leader' }, ...Array.from({ length: 25 }, (_, i): AgentSpec => ({ name: `w${i}`, role: 'worker' }))];
       await withBoard(agents, async (board) => {
         const presence = await presenceEvents(board, 'lead');
-        const waits = Array.from({ length: 200 }, (_, i) => waitCall(board, `w${i % 4}`, 30));
+        const waits = Array.from({ length: 200 }, (_, i) => waitCall(board, `w${i % 25}`, 30));
         // Each call announces its presence in the same tick as it parks: 200 events, all 200 are parked.
         await eventually('all 200 waiters to be parked', () => presence.count() >= 200);
         presence.close();

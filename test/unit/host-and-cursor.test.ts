@@ -1,6 +1,6 @@
 // Small pure pieces: Host header parsing and list cursors.
 import { expect, it } from 'vitest';
-import { decodeCursor, encodeCursor } from '../../daemon/src/board/cursor.js';
+import { decodeCursor, decodeItemCursor, decodePosition, encodeCursor, encodeItemCursor } from '../../daemon/src/board/cursor.js';
 import { InvalidInput } from '../../daemon/src/errors.js';
 import { parseAllowedHost } from '../../daemon/src/config.js';
 import { admits, hostAndPortOf, hostnameOf } from '../../daemon/src/http/host-guard.js';
@@ -56,4 +56,20 @@ it('cursors round-trip and forged ones are refused', () => {
   expect(() => decodeCursor('41')).toThrow(InvalidInput);
   expect(() => decodeCursor(Buffer.from('rt1:-5').toString('base64url'))).toThrow(InvalidInput);
   expect(() => decodeCursor(Buffer.from('rt1:1e400').toString('base64url'))).toThrow(InvalidInput);
+});
+
+it('a cursor is read as the strict inverse of how the board writes it: anything else is refused (issue 22, item 5)', () => {
+  const b64 = (text: string) => Buffer.from(text, 'utf8').toString('base64url');
+  for (const id of [0, 1, 41, 2_147_483_647]) expect(decodeCursor(encodeCursor(id))).toBe(id);
+  for (const [rank, id] of [[0, 1], [3, 2_147_483_647]] as const) expect(decodePosition(encodeCursor(id, rank), 'priority')).toEqual({ afterRank: rank, afterId: id });
+  for (const position of [{ newestFirst: true, from: 7 }, { newestFirst: false, from: 0 }]) expect(decodeItemCursor('history_cursor', encodeItemCursor(position))).toEqual(position);
+  const real = encodeCursor(16);
+  for (const forged of [b64('rt1:0x10'), b64('rt1:1e1'), b64('rt1: 5'), b64('rt1:'), b64('rt1:016'), b64('rt1:2147483648'), `${real}!!`, `${real}=`, Buffer.from('rt1:1').toString('base64'), ` ${real}`, b64('rt2:1.16')]) {
+    expect(() => decodeCursor(forged), forged).toThrow(/^cursor: not a cursor this board issued/);
+  }
+  expect(() => decodePosition(real, 'priority')).toThrow(InvalidInput);
+  const item = encodeItemCursor({ newestFirst: true, from: 9 });
+  for (const forged of [`${item}***`, b64('rt3:n.09'), b64('rt3:x.9'), b64('rt3:n.9 ')]) {
+    expect(() => decodeItemCursor('messages_cursor', forged), forged).toThrow(/^messages_cursor: not a cursor this board issued for get_task/);
+  }
 });

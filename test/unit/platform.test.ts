@@ -12,6 +12,7 @@ import { classifyKeychainError, keychainTimeout } from '../../bridge/src/keychai
 import { modeTooOpen, shellArg, stateDir, stateHome, stopSignals } from '../../bridge/src/platform.js';
 import { bridgeLaunch } from '../../bridge/src/setup/clients.js';
 import { loadWorkerConfig } from '../../bridge/src/worker/config.js';
+import { commandEnv } from '../../bridge/src/wake/exec.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'rt-platform-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -153,5 +154,21 @@ describe('commands printed for a person to run', () => {
     expect(bridgeLaunch(args, 'linux')).toEqual({ command: 'npx', args: ['-y', 'roundtable-bridge', '--url', 'https://b.example'] });
     expect(bridgeLaunch(args, 'darwin')).toEqual({ command: 'npx', args: ['-y', 'roundtable-bridge', '--url', 'https://b.example'] });
     expect(bridgeLaunch(args, 'win32')).toEqual({ command: 'cmd', args: ['/c', 'npx', '-y', 'roundtable-bridge', '--url', 'https://b.example'] });
+  });
+});
+
+describe("wake's command environment (issue 22, item 9)", () => {
+  const base = { PATH: '/bin', ROUNDTABLE_TOKEN: 'rt_a', roundtable_token: 'rt_b', Roundtable_Token_File: '/t', roundtable_wake_claimable: '999', ROUNDTABLE_URL: 'u' };
+  it('on Windows, where names are looked up without regard to case, withholds the token in any case', () => {
+    const env = commandEnv(base, { ROUNDTABLE_WAKE_CLAIMABLE: '1' }, 'win32');
+    expect(Object.keys(env).sort()).toEqual(['PATH', 'ROUNDTABLE_URL', 'ROUNDTABLE_WAKE_CLAIMABLE']);
+  });
+  it('elsewhere names are exact, so only the exact ones are the bridge\'s', () => {
+    for (const platform of ['linux', 'darwin'] as const) {
+      const env = commandEnv(base, { ROUNDTABLE_WAKE_CLAIMABLE: '1' }, platform);
+      expect(env['ROUNDTABLE_TOKEN']).toBeUndefined();
+      expect(env['ROUNDTABLE_WAKE_CLAIMABLE']).toBe('1');
+      expect(env['roundtable_token']).toBe('rt_b');
+    }
   });
 });

@@ -564,6 +564,35 @@ describe('failures', () => {
 
 // ---------------------------------------------------------------- start-up and stop
 
+describe('a change whose answer is lost (issue 22, item C)', () => {
+  // The store is not what is tested (test/bridge/unsettled.test.ts runs the same key reuse on both): SQLite only.
+  it('repeats the help_request a stopped daemon (SIGSTOP) did not answer under the same key: one message, then the release', async () => {
+    const b = await board();
+    let stopped = false;
+    cleanups.push(async () => {
+      if (stopped) process.kill(b.process.pid!, 'SIGCONT');
+    });
+    // The model's answer is empty, which gives up at once (WORKER_MAX_FAILURES=1); the daemon stops just before the
+    // worker hears it, so its help_request goes out to a daemon that answers nothing.
+    const m = await model(() => {
+      process.kill(b.process.pid!, 'SIGSTOP');
+      stopped = true;
+      return { kind: 'answer', text: '' };
+    });
+    const id = await createTask(b, { title: 'stalled' });
+    const worker = startWorker(workerEnv(b, 'w1', m, { WORKER_MAX_FAILURES: '1', ROUNDTABLE_TIMEOUT: '1' }));
+    await worker.waitForLine(/the board's answer to post_message was lost \(timeout\); repeating the same call/, 20_000);
+    process.kill(b.process.pid!, 'SIGCONT');
+    stopped = false;
+    await worker.waitForLine(new RegExp(`gave up on task ${id} after 1 failures; posted a help_request`), 20_000);
+    const detail = await waitForStatus(b, id, 'open');
+    // The first attempt reached the daemon and was applied when it resumed; the repeats were answered from it.
+    expect(detail.messages.filter((x: { kind: string }) => x.kind === 'help_request')).toHaveLength(1);
+    expect(m.requests).toHaveLength(1);
+    expect(await worker.stop()).toBe(0);
+  });
+});
+
 describe('always on: secrets from credential files', () => {
   it('takes the token from ROUNDTABLE_TOKEN_FILE and the model key from WORKER_API_KEY_FILE, as the systemd unit passes them', async () => {
     const b = await board();

@@ -2,16 +2,20 @@
 // what the board says reaches it only as environment variables of ids and counts, never inside the command text.
 import { spawn } from 'node:child_process';
 import { log } from '../log.js';
+import { currentPlatform, type Platform } from '../platform.js';
 
 /** A command still running after this long is stopped, so one stuck notifier cannot silence every later wake. */
 const COMMAND_TIMEOUT_MS = 120_000;
 
 /** Variables the command never inherits: the agent's token stays with the bridge. */
 const WITHHELD = /^(ROUNDTABLE_TOKEN|ROUNDTABLE_TOKEN_FILE|ROUNDTABLE_WAKE_.*)$/;
+/** Windows looks names up without regard to case, so `roundtable_token` is ROUNDTABLE_TOKEN there. */
+const WITHHELD_ANY_CASE = new RegExp(WITHHELD.source, 'i');
 
-export function commandEnv(base: NodeJS.ProcessEnv, wake: Record<string, string>): NodeJS.ProcessEnv {
+export function commandEnv(base: NodeJS.ProcessEnv, wake: Record<string, string>, platform: Platform = currentPlatform()): NodeJS.ProcessEnv {
+  const withheld = platform === 'win32' ? WITHHELD_ANY_CASE : WITHHELD;
   const env: NodeJS.ProcessEnv = {};
-  for (const [name, value] of Object.entries(base)) if (!WITHHELD.test(name)) env[name] = value;
+  for (const [name, value] of Object.entries(base)) if (!withheld.test(name)) env[name] = value;
   return { ...env, ...wake };
 }
 

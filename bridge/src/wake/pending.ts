@@ -13,8 +13,11 @@ export interface WaitAnswer {
 }
 
 export interface Pending {
+  /** The first page of them (at most PAGE ids); claimable counts them all. */
   readonly claimableIds: number[];
+  readonly claimable: number;
   readonly toReviewIds: number[];
+  readonly toReview: number;
   readonly unread: number;
   /** Task ids of reviews of the agent's work reported by this wait. */
   readonly reviewedIds: number[];
@@ -38,6 +41,8 @@ export async function collectPending(client: BoardClient, me: string, answer: Wa
   // Only ids and names are read from these answers; titles and texts are never looked at.
   const claimableIds = idsOf(claimable?.['tasks']);
   const toReviewIds = idsOf(submitted?.['tasks'], (t) => t['assignee'] !== me);
+  const claimableCount = tasks ? trueCount(answer.claimable_tasks, claimableIds, claimable) : 0;
+  const toReviewCount = tasks ? trueCount(answer.to_review, toReviewIds, submitted) : 0;
   const unread = messages ? answer.unread_messages : 0;
   const reviewedIds = watched.includes('reviews') ? answer.reviews.map((r) => r.task_id) : [];
   const strandedIds = tasks ? [...(answer.stranded_tasks ?? [])] : [];
@@ -51,7 +56,7 @@ export async function collectPending(client: BoardClient, me: string, answer: Wa
     const newest = idsOf(log?.['messages'], (m) => m['from'] !== me)[0];
     keys.add(`messages:${newest ?? `count-${unread}`}`);
   }
-  return { claimableIds, toReviewIds, unread, reviewedIds, strandedIds, keys };
+  return { claimableIds, claimable: claimableCount, toReviewIds, toReview: toReviewCount, unread, reviewedIds, strandedIds, keys };
 }
 
 /** How many items of a category are pending: a category with none is waited on, one with some is only re-checked. */
@@ -68,9 +73,9 @@ export function wakeEnv(pending: Pending, info: { agent: string; batch: number; 
   return {
     ROUNDTABLE_WAKE_AGENT: info.agent,
     ROUNDTABLE_WAKE_BATCH: String(info.batch),
-    ROUNDTABLE_WAKE_CLAIMABLE: String(pending.claimableIds.length),
+    ROUNDTABLE_WAKE_CLAIMABLE: String(pending.claimable),
     ROUNDTABLE_WAKE_CLAIMABLE_IDS: pending.claimableIds.join(','),
-    ROUNDTABLE_WAKE_TO_REVIEW: String(pending.toReviewIds.length),
+    ROUNDTABLE_WAKE_TO_REVIEW: String(pending.toReview),
     ROUNDTABLE_WAKE_TO_REVIEW_IDS: pending.toReviewIds.join(','),
     ROUNDTABLE_WAKE_UNREAD: String(pending.unread),
     ROUNDTABLE_WAKE_REVIEWS: String(pending.reviewedIds.length),
@@ -79,6 +84,15 @@ export function wakeEnv(pending: Pending, info: { agent: string; batch: number; 
     ROUNDTABLE_WAKE_STRANDED: String(pending.strandedIds.length),
     ROUNDTABLE_WAKE_STRANDED_IDS: pending.strandedIds.join(','),
   };
+}
+
+/**
+ * How many there are: the listed ids when the list was whole (no next page), else the board's count from the wait,
+ * which counts past the one page listed (never fewer than the ids seen).
+ */
+function trueCount(counted: number, ids: readonly number[], page: Record<string, unknown> | undefined): number {
+  if (page === undefined) return 0;
+  return page['next_cursor'] ? Math.max(counted, ids.length) : ids.length;
 }
 
 function idsOf(list: unknown, keep: (item: Record<string, unknown>) => boolean = () => true): number[] {

@@ -93,7 +93,7 @@ export class Waker {
     this.lastRunAt = Date.now();
     for (const key of pending.keys) this.notified.add(key);
     const env = commandEnv(this.options.env ?? process.env, wakeEnv(pending, { agent, batch: this.batch, newTaskIds: [...new Set(newTaskIds)] }));
-    log.debug('running the wake command', { batch: this.batch, claimable: pending.claimableIds.length, unread: pending.unread });
+    log.debug('running the wake command', { batch: this.batch, claimable: pending.claimable, unread: pending.unread });
     const code = await runWakeCommand(this.options.command, env);
     if (code !== 0) log.warn(`the wake command exited with ${code === null ? 'a signal' : `code ${code}`} (batch ${this.batch})`);
   }

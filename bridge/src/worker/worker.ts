@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { LIMITS, type Task, type TaskSummary } from 'roundtable-shared';
 import { BoardRefusal, type BoardClient } from '../board-client.js';
-import { BridgeError } from '../errors.js';
+import { BridgeError, isUnsettled } from '../errors.js';
 import { log } from '../log.js';
 import type { WorkerConfig } from './config.js';
 import { FailureBook } from './failures.js';
@@ -83,7 +83,7 @@ export class ModelWorker {
     log.info(`started as ${this.name} (skills: ${(me['skills'] as string[]).join(', ') || 'none'}), instance ${this.instanceId.slice(0, 8)}`);
     // A task still claimed under this name was left by an earlier run that died: nobody is working on it.
     for (const task of await this.allTasks({ status: 'claimed', assignee: this.name })) {
-      await this.client.callTool('release_task', { task_id: task.id, ...(task.claim_id !== null && { claim_id: task.claim_id }) });
+      await this.change('release_task', { task_id: task.id, ...(task.claim_id !== null && { claim_id: task.claim_id }) });
       log.info(`released task ${task.id}, left claimed by an earlier run`);
     }
   }
@@ -115,7 +115,7 @@ export class ModelWorker {
     }
     let task: Task;
     try {
-      task = (await this.client.callTool('claim_task', { task_id: candidate.id }))['task'] as Task;
+      task = (await this.change('claim_task', { task_id: candidate.id }))['task'] as Task;
     } catch (error) {
       if (error instanceof BoardRefusal) return; // taken by someone else, or changed: look again
       throw error;
@@ -201,7 +201,7 @@ export class ModelWorker {
     }
     if (failure === undefined) {
       try {
-        await this.client.callTool('submit_result', { task_id: task.id, result: answer, claim_id: claimId });
+        await this.change('submit_result', { task_id: task.id, result: answer, claim_id: claimId });
         this.failures.succeed(task.id);
         log.info(`submitted task ${task.id}`);
       } catch (error) {
@@ -213,19 +213,40 @@ export class ModelWorker {
     const { count, giveUp } = this.failures.fail(task.id);
     // The help request goes out while the claim is still ours, so it is fenced like every other write.
     if (giveUp) {
-      await this.client.callTool('post_message', {
+      await this.change('post_message', {
         task_id: task.id,
         kind: 'help_request',
         claim_id: claimId,
         text: `${this.name} (roundtable-worker) gave up on this task after ${count} failed attempts. Last failure: ${failure}. Another worker or a person should take it.`,
       });
     }
-    await this.client.callTool('release_task', { task_id: task.id, claim_id: claimId });
+    await this.change('release_task', { task_id: task.id, claim_id: claimId });
     log.info(`released task ${task.id}: ${failure}`);
     if (giveUp) {
       log.info(`gave up on task ${task.id} after ${count} failures; posted a help_request`);
     } else {
       log.info(`cooling down task ${task.id} for ${Math.round(this.options.config.cooldownMs / 1000)} s (${count} of ${this.options.config.maxFailures} failures)`);
+    }
+  }
+
+  /**
+   * A change, repeated while its outcome is unknown (the answer was lost to a timeout or a broken connection): the
+   * same call goes out under the same idempotency key (the client keeps it for the window), so it is applied once
+   * and the worker learns how it ended before it moves on. Past the window a repeat would be a new change, so the
+   * worker stops there and leaves the claim to its lease.
+   */
+  private async change(tool: string, args: Record<string, unknown>): Promise<Record<string, unknown>> {
+    const started = Date.now();
+    for (;;) {
+      try {
+        return await this.client.callTool(tool, args);
+      } catch (error) {
+        if (!isUnsettled(error) || this.stopper.signal.aborted) throw error;
+        const left = started + error.unsettledWindowMs! - this.options.config.pollIntervalMs - Date.now();
+        if (left <= 0) throw error;
+        log.warn(`the board's answer to ${tool} was lost (${error.code}); repeating the same call in ${Math.round(this.options.config.pollIntervalMs / 1000)} s, under the same idempotency key`);
+        await this.sleep(this.options.config.pollIntervalMs);
+      }
     }
   }
 

@@ -29,7 +29,13 @@ export function strandedScope({ agent, mode }: Caller): 'all' | 'created' | 'non
   return agent.role === 'peer' ? 'created' : 'none';
 }
 
-const sameList = <T>(a: readonly T[], b: readonly T[]) => a.length === b.length && [...a].sort().join('\n') === [...b].sort().join('\n');
+/** The same members, whatever the order: compared item by item, never joined into one string (a member may hold the joiner). */
+function sameList<T extends string | number>(a: readonly T[], b: readonly T[]): boolean {
+  if (a.length !== b.length) return false;
+  const sortedA = [...a].sort();
+  const sortedB = [...b].sort();
+  return sortedA.every((item, i) => item === sortedB[i]);
+}
 
 /** Returns the edit to write, or null when every field asked for already has that value. */
 export function decideEdit(task: Task, caller: Caller, request: EditRequest, facts: DependencyFacts): TaskEdit | null {

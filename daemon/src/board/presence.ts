@@ -1,7 +1,7 @@
 // Who is around, and waiting for activity without polling.
 import { LIMITS, WAIT_CATEGORIES, type PresenceState, type ToolInput, type ToolOutput, type WaitCategory, type members, type waitForActivity } from 'roundtable-shared';
 import type { Agent } from '../agents.js';
-import { Unauthorized } from '../errors.js';
+import { RateLimited, Unauthorized } from '../errors.js';
 import type { BoardEvent } from '../events.js';
 import type { PendingCounts, PendingQuery } from '../store/store.js';
 import { callerOf, warning, type BoardDeps, type CallContext } from './context.js';
@@ -11,11 +11,20 @@ import { ActivityWaiters, type Concern, type SharedWaiting } from './waiters.js'
 
 export const ACTIVE_MS = 2 * 60_000;
 export const IDLE_MS = 15 * 60_000;
+/**
+ * wait_for_activity calls one agent may have open at once on a daemon, as its event streams are capped: a bridge,
+ * a `wake` watcher and a retry need three; thousands would be an attack on memory, sockets and every wake's cost.
+ */
+export const WAITS_PER_AGENT = 8;
+/** A parked wait ends within LIMITS.waitMaxS; by then one of the agent's waits has answered. */
+const WAIT_RETRY_AFTER_S = 10;
 
 export class Presence {
   readonly waiters: ActivityWaiters;
   /** One evaluation of what waits for an agent, shared by all its waiters woken by the same event. */
   private readonly evaluating = new Map<string, Promise<PendingCounts>>();
+  /** wait_for_activity calls open per agent on this daemon (WAITS_PER_AGENT). */
+  private readonly openWaits = new Map<string, number>();
 
   /** `shared`: on several daemons (PostgreSQL), who waits on any of them; absent on one daemon, where memory is the truth. */
   constructor(
@@ -62,6 +71,22 @@ export class Presence {
   }
 
   async waitForActivity(agent: Agent, input: ToolInput<typeof waitForActivity>, ctx: CallContext = {}): Promise<ToolOutput<typeof waitForActivity>> {
+    const open = this.openWaits.get(agent.name) ?? 0;
+    if (open >= WAITS_PER_AGENT) {
+      throw new RateLimited(WAIT_RETRY_AFTER_S, `wait_for_activity calls open at once for agent ${agent.name} (the limit is ${WAITS_PER_AGENT} on this daemon; one ends when it answers)`);
+    }
+    this.openWaits.set(agent.name, open + 1);
+    try {
+      return await this.awaitActivity(agent, input, ctx);
+    } finally {
+      const left = (this.openWaits.get(agent.name) ?? 1) - 1;
+      if (left > 0) this.openWaits.set(agent.name, left);
+      else this.openWaits.delete(agent.name);
+    }
+  }
+
+  /** One wait_for_activity call, within its slot. */
+  private async awaitActivity(agent: Agent, input: ToolInput<typeof waitForActivity>, ctx: CallContext): Promise<ToolOutput<typeof waitForActivity>> {
     const started = Date.now();
     const deadline = started + (input.timeout_s ?? LIMITS.waitDefaultS) * 1000;
     // Only what the caller waits for ends or wakes the wait: a worker waiting for tasks is not held up by the room.

@@ -90,7 +90,12 @@ export function decideClaim(task: Task, caller: Caller, lease: { readonly now: n
     throw new Forbidden(`task ${task.id} is reserved for ${task.assignee}; only that member may claim it`);
   }
   const missing = missingSkills(task, agent);
-  if (missing.length > 0) throw new Forbidden(`task ${task.id} needs skills you do not have: ${missing.join(', ')}`);
+  // Counted, not named: the skills were written by whoever created the task, and errors carry only our words, ids, counts and agents.json names (SPEC §5).
+  if (missing.length > 0) {
+    throw new Forbidden(
+      `task ${task.id} needs ${missing.length} skill${missing.length === 1 ? '' : 's'} you do not have; get_task shows its required_skills and whoami yours. list_tasks with claimable_by_me shows what you can claim`,
+    );
+  }
   return { actor: agent.name, action: 'claimed', status: 'claimed', assignee: agent.name, lease: { expiresAt: new Date(lease.now + lease.ttlMs).toISOString() } };
 }
 

@@ -10,24 +10,22 @@ export interface BearerAuthOptions {
 
 const BEARER = /^Bearer[ ]+([^\s]+)\s*$/i;
 
+// Said to whoever calls: an HTTP client sends the header itself; the bridge is only one such client.
+const INVALID =
+  'this token is not valid for this board (not in its agents.json, or removed or rotated since): send "Authorization: Bearer <token>" with an agent token that the board\'s owner issued (`roundtable agents add` or `rotate`). Through roundtable-bridge, `roundtable-bridge login` stores the new one';
+const MISSING = 'missing bearer token: send the header "Authorization: Bearer <token>" with an agent token that the board\'s owner issued (`roundtable agents add`)';
+/** A header that is there but is not one bearer token: another scheme, two tokens, something after the token. */
+const MALFORMED =
+  'malformed Authorization header: send exactly "Authorization: Bearer <token>", the word Bearer, one space and one agent token with nothing after it (one header, one token)';
+
 export function bearerAuth(options: BearerAuthOptions): MiddlewareHandler<{ Variables: AuthVariables }> {
   return async function bearerAuth(c, next) {
-    const match = BEARER.exec(c.req.header('authorization') ?? '');
+    const header = c.req.header('authorization') ?? '';
+    const match = BEARER.exec(header);
     const agent = match ? options.agents().findByToken(match[1]!) : undefined;
     if (!agent) {
       c.header('WWW-Authenticate', 'Bearer realm="roundtable"');
-      return c.json(
-        {
-          error: {
-            code: 'unauthorized',
-            // Said to whoever calls: an HTTP client sends the header itself; the bridge is only one such client.
-            message: match
-              ? 'this token is not valid for this board (not in its agents.json, or removed or rotated since): send "Authorization: Bearer <token>" with an agent token that the board\'s owner issued (`roundtable agents add` or `rotate`). Through roundtable-bridge, `roundtable-bridge login` stores the new one'
-              : 'missing bearer token: send the header "Authorization: Bearer <token>" with an agent token that the board\'s owner issued (`roundtable agents add`)',
-          },
-        },
-        401,
-      );
+      return c.json({ error: { code: 'unauthorized', message: match ? INVALID : header.trim() === '' ? MISSING : MALFORMED } }, 401);
     }
     c.set('agent', agent);
     return next();

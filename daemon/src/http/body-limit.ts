@@ -1,6 +1,17 @@
-// The request body limit, without building a web Request for a body whose size the client declared.
-import type { MiddlewareHandler } from 'hono';
+// The request body limit, without building a web Request for a body whose size the client declared, and its refusal
+// in the protocol of the route: the board's error body on the JSON API, a JSON-RPC error on /mcp.
+import type { Context, MiddlewareHandler } from 'hono';
 import { bodyLimit as streamingBodyLimit } from 'hono/body-limit';
+import { InvalidInput } from '../errors.js';
+
+/** JSON-RPC 2.0 "Invalid Request": the body was never read, so the request's id is unknown and answered as null. */
+const JSON_RPC_INVALID_REQUEST = -32600;
+
+export interface BodyLimitOptions {
+  readonly maxSize: number;
+  /** How the refusal is spoken: the board's error body (default), or a JSON-RPC error for an MCP client. */
+  readonly answer?: 'board' | 'json-rpc';
+}
 
 /**
  * Hono's bodyLimit reads `c.req.raw.body`, which makes @hono/node-server build a whole web Request (and its stream)
@@ -8,8 +19,9 @@ import { bodyLimit as streamingBodyLimit } from 'hono/body-limit';
  * Content-Length is let through untouched, so the handler reads it straight from the socket; anything else (too
  * large, chunked, no length) goes to Hono's bodyLimit, which refuses or counts it as before.
  */
-export function bodyLimit(options: { maxSize: number }): MiddlewareHandler {
-  const streaming = streamingBodyLimit(options);
+export function bodyLimit(options: BodyLimitOptions): MiddlewareHandler {
+  const refuse = (c: Context) => tooLarge(c, options);
+  const streaming = streamingBodyLimit({ maxSize: options.maxSize, onError: refuse });
   return async function bodyLimit(c, next) {
     const declared = c.req.header('content-length');
     if (declared !== undefined && c.req.header('transfer-encoding') === undefined && /^\d{1,15}$/.test(declared) && Number(declared) <= options.maxSize) {
@@ -17,4 +29,16 @@ export function bodyLimit(options: { maxSize: number }): MiddlewareHandler {
     }
     return streaming(c, next);
   };
+}
+
+function tooLarge(c: Context, options: BodyLimitOptions): Response {
+  const refusal = new InvalidInput(`the request body is too large; the limit is ${Math.round(options.maxSize / (1024 * 1024))} MB`);
+  // The rest of the body is still unread and the server drops the socket after answering: say so, so that a
+  // keep-alive client opens a new connection for its next request instead of failing on this one.
+  c.header('Connection', 'close');
+  if (options.answer === 'json-rpc') {
+    // 413 as HTTP says; the JSON-RPC code is what an MCP client reads.
+    return c.json({ jsonrpc: '2.0', id: null, error: { code: JSON_RPC_INVALID_REQUEST, message: refusal.message } }, 413);
+  }
+  return c.json(refusal.toBody(), 400);
 }

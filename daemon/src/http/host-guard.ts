@@ -1,7 +1,7 @@
 // DNS-rebinding and cross-site protection: only allowed Host names on allowed ports, and no foreign Origin.
 import type { Socket } from 'node:net';
 import type { Context, MiddlewareHandler } from 'hono';
-import { LOOPBACK_HOSTS, type AllowedHost } from '../config.js';
+import { LOOPBACK_HOSTS, type AllowedHost, type TrustProxy } from '../config.js';
 import { viaTrustedProxy } from './client.js';
 
 export interface HostGuardOptions {
@@ -10,7 +10,7 @@ export interface HostGuardOptions {
    * With ROUNDTABLE_TRUST_PROXY on, a request relayed by the proxy must name one of the configured public hosts:
    * loopback names are only for clients on this machine, and a proxy must not let the outside claim them.
    */
-  readonly trustProxy?: boolean;
+  readonly trustProxy?: TrustProxy;
   /** Status for a refused request: 403 for /mcp and the API, 404 for /status (it admits nothing exists). */
   readonly refusalStatus: 403 | 404;
 }

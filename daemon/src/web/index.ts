@@ -2,6 +2,7 @@
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { AgentDirectory } from '../agents.js';
+import type { TrustProxy } from '../config.js';
 import type { EventBus } from '../events.js';
 import { RateLimiter } from '../rate-limit.js';
 import type { BoardStore } from '../store/store.js';
@@ -29,7 +30,7 @@ export interface WebViewOptions {
   readonly agents: () => AgentDirectory;
   readonly events: EventBus;
   readonly boardName: string;
-  readonly trustProxy: boolean;
+  readonly trustProxy: TrustProxy;
   readonly sources: ViewSources;
   /** ROUNDTABLE_MAX_EVENT_STREAMS. */
   readonly maxEventStreams: number;

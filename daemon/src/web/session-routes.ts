@@ -1,5 +1,6 @@
 // Signing in and out of the web page: POST /session exchanges a token for a session cookie, POST /session/logout ends it.
 import { Hono, type Context } from 'hono';
+import type { TrustProxy } from '../config.js';
 import { InvalidInput, RateLimited } from '../errors.js';
 import { cameOverHttps, clientIp } from '../http/client.js';
 import type { RateLimiter } from '../rate-limit.js';
@@ -10,7 +11,7 @@ export interface SessionRoutesOptions {
   readonly sessions: SessionStore;
   /** Sign-in attempts per client IP. */
   readonly limiter: RateLimiter;
-  readonly trustProxy: boolean;
+  readonly trustProxy: TrustProxy;
   /** Called when a session ends, so its open event streams close too; `stood`: it was a live session until now. */
   readonly onSignOut: (sessionId: string, stood: boolean) => void;
 }

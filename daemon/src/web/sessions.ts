@@ -4,7 +4,12 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Agent, AgentDirectory } from '../agents.js';
 
 export const SESSION_TTL_MS = 12 * 60 * 60_000;
-/** A bound on memory whatever happens; the oldest session goes first. */
+/**
+ * Sessions one agent (one token) may hold: a person on a few browsers and devices. A new sign-in past it ends that
+ * agent's oldest session, never another agent's, so one token cannot sign everyone else out by signing in often.
+ */
+export const SESSIONS_PER_AGENT = 16;
+/** A bound on memory whatever happens (many agents); the oldest session goes first. */
 const MAX_SESSIONS = 10_000;
 /** How long a sign-out heard from another daemon is remembered: far longer than reading one session row takes. */
 const ENDED_KEPT_MS = 60_000;
@@ -26,6 +31,7 @@ interface Session {
 
 /** Where sessions are shared between daemons (the database, on PostgreSQL); absent with one daemon. */
 export interface SharedSessions {
+  /** Saves a new session; the token's sessions past SESSIONS_PER_AGENT, oldest first, end with it. */
   save(id: string, tokenHash: Buffer, expiresAt: number): Promise<void>;
   load(id: string): Promise<{ tokenHash: Buffer; expiresAt: number } | undefined>;
   remove(id: string): Promise<void>;
@@ -61,6 +67,7 @@ export class SessionStore {
     const agent = this.options.agents().findByTokenHash(tokenHash);
     if (!agent) return undefined;
     this.sweep();
+    this.makeRoomFor(tokenHash);
     const id = randomBytes(32).toString('base64url');
     this.sessions.set(id, { tokenHash, digest: sessionDigest(id), expiresAt: this.now() + this.ttlMs });
     return { id, agent };
@@ -137,6 +144,13 @@ export class SessionStore {
 
   get size(): number {
     return this.sessions.size;
+  }
+
+  /** Ends this token's oldest sessions until a new one fits within SESSIONS_PER_AGENT. */
+  private makeRoomFor(tokenHash: Buffer): void {
+    const own = [...this.sessions].filter(([, session]) => session.tokenHash.equals(tokenHash)).map(([id]) => id);
+    // Map iteration is insertion order, so the first are the oldest.
+    for (const id of own.slice(0, Math.max(0, own.length - SESSIONS_PER_AGENT + 1))) this.sessions.delete(id);
   }
 
   /** Drops expired sessions, and the oldest ones past the bound; runs on sign-in, so an idle board keeps no timer. */

@@ -1,5 +1,6 @@
 // The shape of one tool's definition, and how it is listed over MCP.
 import { z } from 'zod';
+import { LIMITS } from '../limits.js';
 
 export interface ToolDefinition<
   I extends z.ZodObject = z.ZodObject,
@@ -69,6 +70,8 @@ function dropSafeIntegerBounds(node: unknown): void {
   Object.values(schema).forEach(dropSafeIntegerBounds);
   if (schema['minimum'] === Number.MIN_SAFE_INTEGER) delete schema['minimum'];
   if (schema['maximum'] === Number.MAX_SAFE_INTEGER) delete schema['maximum'];
+  // Row ids stop at LIMITS.maxId; the refusal states it, and no caller comes near it.
+  if (schema['maximum'] === LIMITS.maxId) delete schema['maximum'];
 }
 
 function jsonSchema(schema: z.ZodObject, io: 'input' | 'output'): { type: 'object'; [key: string]: unknown } {

@@ -1,7 +1,7 @@
 // Tools for the shared room: post, read what is new, page back, and see who has read a message.
 import { z } from 'zod';
 import { LIMITS } from '../limits.js';
-import { agentName, boundedText } from '../fields.js';
+import { agentName, boundedText, rowId } from '../fields.js';
 import { isoTime } from '../fields.js';
 import { untrustedWarning } from '../schemas.js';
 import { defineTool } from './define.js';
@@ -46,7 +46,7 @@ export const readLog = defineTool({
   description: `Page back through the room messages you can see, newest first, marking nothing read: pass the smallest id you got as before. ${UNTRUSTED}`,
   input: z.strictObject({
     limit: z.number({ error: 'limit must be a number' }).int().min(1, { error: `limit must be between 1 and ${LIMITS.roomPage}` }).max(LIMITS.roomPage, { error: `limit must be between 1 and ${LIMITS.roomPage}` }).optional(),
-    before: z.number({ error: 'before must be a message id' }).int().positive().optional(),
+    before: rowId('before', 'the smallest message id you got').optional(),
   }),
   output: z.object({ messages: z.array(roomMessageSchema), untrusted_content_warning: untrustedWarning }),
   mutates: false,
@@ -56,7 +56,7 @@ export const deliveryStatus = defineTool({
   name: 'delivery_status',
   title: 'Delivery status of a room message',
   description: 'Who has read a room message you can see, and when.',
-  input: z.strictObject({ message_id: z.number({ error: 'message_id must be a number' }).int().positive() }),
+  input: z.strictObject({ message_id: rowId('message_id', 'the id post returned') }),
   output: z.object({
     message_id: z.number().int(),
     recipients: z.array(z.object({ name: z.string(), status: z.enum(['unread', 'read']), read_at: isoTime.nullable() })),

@@ -1,7 +1,7 @@
 // Web sign-in sessions in the database, so a sign-in through one daemon works through every other (web/sessions.ts).
 // A session is kept under the SHA-256 of its id: the id is the cookie, and the table should not hold credentials.
 import type postgres from 'postgres';
-import { sessionDigest, type SharedSessions } from '../../web/sessions.js';
+import { sessionDigest, SESSIONS_PER_AGENT, type SharedSessions } from '../../web/sessions.js';
 
 export class PostgresSessions implements SharedSessions {
   constructor(private readonly sql: postgres.Sql) {}
@@ -9,6 +9,10 @@ export class PostgresSessions implements SharedSessions {
   async save(id: string, tokenHash: Buffer, expiresAt: number): Promise<void> {
     // Expired sessions go as new ones come, as in memory: an idle board keeps no timer.
     await this.sql`DELETE FROM web_sessions WHERE expires_ms <= ${Date.now()}`;
+    // The token's oldest sessions past the cap end with this one (web/sessions.ts): its own, never another agent's.
+    await this.sql`
+      DELETE FROM web_sessions WHERE id_sha256 IN (
+        SELECT id_sha256 FROM web_sessions WHERE token_sha256 = ${tokenHash} ORDER BY expires_ms DESC, id_sha256 OFFSET ${SESSIONS_PER_AGENT - 1})`;
     await this.sql`INSERT INTO web_sessions (id_sha256, token_sha256, expires_ms) VALUES (${sessionDigest(id)}, ${tokenHash}, ${expiresAt})`;
   }
 
