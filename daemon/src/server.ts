@@ -5,7 +5,7 @@ import { createServer as createHttpsServer } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
-import type postgres from 'postgres';
+import type { Sql } from './store/postgres/connection.js';
 import { IDEMPOTENCY_KEY_TTL_MS } from 'roundtable-shared';
 import type { AgentDirectory } from './agents.js';
 import { AgentRegistry } from './agents-registry.js';
@@ -65,7 +65,7 @@ function trackInFlight(server: ServerType): { drained(): Promise<void> } {
 }
 
 /** The agents table as the registry's source, filled from agents.json first if it is empty (docs/DECISIONS.md). */
-async function agentsFromDatabase(pg: postgres.Sql, agentsFile: string, onReloaded: (previous: AgentDirectory, current: AgentDirectory) => void): Promise<AgentRegistry> {
+async function agentsFromDatabase(pg: Sql, agentsFile: string, onReloaded: (previous: AgentDirectory, current: AgentDirectory) => void): Promise<AgentRegistry> {
   const { agentsTableSource, prepareAgentsTable } = await import('./agents-table.js');
   await prepareAgentsTable(pg, agentsFile);
   return AgentRegistry.fromSource(agentsTableSource(pg), onReloaded);

@@ -1,6 +1,6 @@
 // Chooses the board's store from the config: PostgreSQL when ROUNDTABLE_DATABASE_URL is set, else the SQLite file.
 import type Database from 'better-sqlite3';
-import type postgres from 'postgres';
+import type { Sql } from './postgres/connection.js';
 import type { Config } from '../config.js';
 import { lockDatabase } from '../db-lock.js';
 import type { SharedState } from './postgres/shared.js';
@@ -13,7 +13,7 @@ export interface OpenedStore {
   /** On PostgreSQL: what several daemons on the board share (events, rate limits, web sessions); else undefined. */
   readonly shared: SharedState | undefined;
   /** On PostgreSQL: the pool, for what lives beside the board (the agents table); else undefined. */
-  readonly pg: postgres.Sql | undefined;
+  readonly pg: Sql | undefined;
   /** Closes the store and lets go of the SQLite file's lock. */
   close(): Promise<void>;
 }

@@ -1,7 +1,7 @@
 // What several daemons on one PostgreSQL board share besides the board itself: events, rate limits, web sessions and
 // who is parked waiting on which daemon.
 import { randomUUID } from 'node:crypto';
-import type postgres from 'postgres';
+import type { Sql } from './connection.js';
 import type { SharedWaiting } from '../../board/waiters.js';
 import type { EventBus } from '../../events.js';
 import type { RateLimit } from '../../rate-limit.js';
@@ -20,7 +20,7 @@ export interface SharedState {
   close(): Promise<void>;
 }
 
-export async function startSharedState(sql: postgres.Sql): Promise<SharedState> {
+export async function startSharedState(sql: Sql): Promise<SharedState> {
   // This daemon among the others: its own notifications are skipped, its waiting rows are its own.
   const daemonId = randomUUID();
   const events = await PostgresEventBus.start(sql, daemonId);
