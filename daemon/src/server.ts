@@ -117,6 +117,7 @@ export async function startBoard(config: Config): Promise<RunningBoard> {
     leases,
     limiter: opened.shared?.toolCallLimit(config.rateLimitPerMinute) ?? new RateLimiter({ perMinute: config.rateLimitPerMinute }),
     reservations: new PathReservations(deps),
+    callDeadlineMs: config.deadlines.callMs,
   });
   // Claims that lapsed while the daemon was down reopen before it listens; from here one timer follows the next expiry.
   await leases.start();

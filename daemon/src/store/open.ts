@@ -22,7 +22,8 @@ export async function openStore(config: Config): Promise<OpenedStore> {
   if (config.databaseUrl) {
     // Loaded only when asked for, so a SQLite board never reads the PostgreSQL driver.
     const [{ PostgresStore }, { startSharedState }] = await Promise.all([import('./postgres/index.js'), import('./postgres/shared.js')]);
-    const store = await PostgresStore.open({ url: config.databaseUrl });
+    const { callMs: requestMs, statementMs, poolWaitMs } = config.deadlines;
+    const store = await PostgresStore.open({ url: config.databaseUrl, deadlines: { requestMs, statementMs, poolWaitMs } });
     let shared: SharedState;
     try {
       shared = await startSharedState(store.sql);
@@ -45,7 +46,7 @@ export async function openStore(config: Config): Promise<OpenedStore> {
   const unlock = lockDatabase(config.dbPath);
   try {
     const { SqliteStore } = await import('./sqlite/index.js');
-    const store = new SqliteStore({ path: config.dbPath });
+    const store = new SqliteStore({ path: config.dbPath, busyTimeoutMs: config.deadlines.busyMs });
     return {
       store,
       sqlite: store.db,

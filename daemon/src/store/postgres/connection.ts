@@ -2,6 +2,7 @@
 // BEGIN ... COMMIT; each with a deadline, each retried when that is safe, every failure of the connection an Unavailable.
 import pg from 'pg';
 import { Unavailable } from '../../errors.js';
+import { callDeadline } from '../call-deadline.js';
 import { log } from '../../log.js';
 import { connectionFailure, cutConnection, isRetryable, isReadOnly, statementCancelled, type ConnectionFailure } from './failures.js';
 import { Listener, type ListenHandle } from './listener.js';
@@ -176,8 +177,14 @@ export class Pool {
     this.db = makeDb((text, params, prepare) => this.query(text, params, prepare));
   }
 
+  /** When a store operation starting now must be over: its own bound, or its call's if that comes first. */
+  private deadline(): number {
+    return Math.min(Date.now() + this.deadlines.requestMs, callDeadline() ?? Number.POSITIVE_INFINITY);
+  }
+
   /** Lends a connection until `deadline`; Unavailable (nothing was sent) when none comes in time. */
   private async lease(deadline: number): Promise<Lease> {
+    if (Date.now() >= deadline) throw new Unavailable('deadline', 'no');
     const connecting = this.pool.connect();
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), Math.max(0, deadline - Date.now()))));
@@ -199,7 +206,7 @@ export class Pool {
 
   /** One statement on its own (autocommit). A read whose connection broke runs again; a write's outcome is then unknown. */
   private async query(text: string, params: readonly unknown[], prepare: boolean): Promise<Rows<Row>> {
-    const deadline = Date.now() + this.deadlines.requestMs;
+    const deadline = this.deadline();
     for (let attempt = 1; ; attempt++) {
       const lease = await this.lease(deadline);
       try {
@@ -228,7 +235,7 @@ export class Pool {
   async begin<T>(modeOrBody: string | ((tx: Tx) => Promise<T>), maybeBody?: (tx: Tx) => Promise<T>): Promise<T> {
     const mode = typeof modeOrBody === 'string' ? modeOrBody : '';
     const body = typeof modeOrBody === 'string' ? maybeBody! : modeOrBody;
-    const deadline = Date.now() + this.deadlines.requestMs;
+    const deadline = this.deadline();
     for (let attempt = 1; ; attempt++) {
       const lease = await this.lease(deadline);
       const tx = makeDb((text, params, prepare) => lease.query(text, params, prepare));

@@ -13,6 +13,7 @@ import type {
   ExpiredLease,
   Holding,
   InstanceLease,
+  LeaseRenewal,
   LeaseView,
   NewMessage,
   NewRoomMessage,
@@ -122,8 +123,8 @@ export class PostgresStore implements BoardStore {
     return idempotency.purgeResponses(this.sql, olderThan);
   }
 
-  appendAudit(row: AuditRow): Promise<void> {
-    return audit.appendAudit(this.sql, row);
+  appendAudit(row: AuditRow, renewal?: LeaseRenewal): Promise<void> {
+    return audit.appendAudit(this.sql, row, renewal);
   }
   lastSeen(names: readonly string[]): Promise<Map<string, string>> {
     return audit.lastSeen(this.sql, names);
@@ -194,6 +195,6 @@ export class PostgresStore implements BoardStore {
   }
 
   async close(): Promise<void> {
-    await this.sql.end({ timeout: 5 });
+    await this.sql.end({ timeout: 1 });
   }
 }

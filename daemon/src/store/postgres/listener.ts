@@ -28,6 +28,9 @@ const MAX_BACKOFF_MS = 2_000;
  */
 const HEARTBEAT_MS = 5_000;
 
+/** How the listening connection shows in pg_stat_activity, beside the pool's 'roundtable'. */
+export const LISTENER_NAME = 'roundtable listener';
+
 const quoted = (channel: string) => `"${channel.replace(/"/g, '""')}"`;
 
 export class Listener {
@@ -73,7 +76,7 @@ export class Listener {
 
   /** Connects and listens on every channel; the first time, a failure is thrown; later, it is retried. */
   private async connect(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.options.url, connectionTimeoutMillis: this.options.connectMs, application_name: 'roundtable', keepAlive: true, types: this.options.types });
+    const client = new pg.Client({ connectionString: this.options.url, connectionTimeoutMillis: this.options.connectMs, application_name: LISTENER_NAME, keepAlive: true, types: this.options.types });
     // Unheard, a socket error on this client would end the process; it ends the connection, and 'end' reconnects.
     client.on('error', (error) => log.warn('the database listener connection failed; reconnecting', { error: error.message }));
     client.on('notification', (message) => {

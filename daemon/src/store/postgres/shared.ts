@@ -6,10 +6,14 @@ import type { SharedWaiting } from '../../board/waiters.js';
 import type { EventBus } from '../../events.js';
 import type { RateLimit } from '../../rate-limit.js';
 import type { SharedSessions } from '../../web/sessions.js';
+import { withCallDeadline } from '../call-deadline.js';
 import { PostgresEventBus } from './events.js';
 import { PostgresRateLimiter } from './rate-limit.js';
 import { PostgresSessions } from './sessions.js';
 import { PostgresWaiting } from './waiting.js';
+
+/** At shutdown, how long removing this daemon's waiting rows may take. */
+const CLOSE_WRITE_MS = 2_000;
 
 export interface SharedState {
   readonly events: EventBus;
@@ -31,7 +35,8 @@ export async function startSharedState(sql: Sql): Promise<SharedState> {
     sessions: new PostgresSessions(sql),
     waiting,
     async close() {
-      await waiting.close().catch(() => {});
+      // Its rows would expire within EXPIRE_MS anyway: a stalled database does not hold the shutdown for long.
+      await withCallDeadline(Date.now() + CLOSE_WRITE_MS, () => waiting.close()).catch(() => {});
       await events.close();
     },
   };
