@@ -50,6 +50,8 @@ const databaseUrl = z.string().refine((v) => /^postgres(ql)?:\/\/[^\s]+$/.test(v
 });
 /** A deadline: a duration (as above) of at least 100 ms; none can be turned off. */
 const deadline = duration.pipe(z.number().min(100, 'at least 0.1s: a deadline that cannot be met refuses every call'));
+/** The statement timeout, the pool wait and SQLite's busy timeout when unset (or the deadline, if shorter). */
+const DEFAULT_DB_WAIT_MS = 5_000;
 const flag = z.enum(['0', '1', 'true', 'false', 'yes', 'no'], { error: 'true or false' }).transform((v) => ['1', 'true', 'yes'].includes(v));
 const positiveInt = z.coerce.number().int().min(1);
 
@@ -77,9 +79,10 @@ const envSchema = z.object({
   ROUNDTABLE_LEASE_TTL: duration.default(600_000).pipe(z.number().min(1000, 'at least 1s: a claim needs time to be renewed')),
   ROUNDTABLE_DATABASE_URL: databaseUrl.optional(),
   ROUNDTABLE_DB_DEADLINE: deadline.default(10_000),
-  ROUNDTABLE_DB_STATEMENT_TIMEOUT: deadline.default(5_000),
-  ROUNDTABLE_DB_POOL_WAIT: deadline.default(5_000),
-  ROUNDTABLE_DB_BUSY_TIMEOUT: deadline.default(5_000),
+  // Unset: 5 s, or the deadline if it is shorter.
+  ROUNDTABLE_DB_STATEMENT_TIMEOUT: deadline.optional(),
+  ROUNDTABLE_DB_POOL_WAIT: deadline.optional(),
+  ROUNDTABLE_DB_BUSY_TIMEOUT: deadline.optional(),
 });
 
 export interface Config {
@@ -136,11 +139,20 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`invalid environment: ${lines.join('; ')}`);
   }
   const e = parsed.data;
-  for (const name of ['ROUNDTABLE_DB_STATEMENT_TIMEOUT', 'ROUNDTABLE_DB_POOL_WAIT', 'ROUNDTABLE_DB_BUSY_TIMEOUT'] as const) {
-    if (e[name] > e.ROUNDTABLE_DB_DEADLINE) {
-      throw new ConfigError(`${name} (${e[name] / 1000}s) is longer than ROUNDTABLE_DB_DEADLINE (${e.ROUNDTABLE_DB_DEADLINE / 1000}s): a call would give up before it; shorten it or raise the deadline`);
+  const within = (name: 'ROUNDTABLE_DB_STATEMENT_TIMEOUT' | 'ROUNDTABLE_DB_POOL_WAIT' | 'ROUNDTABLE_DB_BUSY_TIMEOUT'): number => {
+    const value = e[name];
+    if (value === undefined) return Math.min(DEFAULT_DB_WAIT_MS, e.ROUNDTABLE_DB_DEADLINE);
+    if (value > e.ROUNDTABLE_DB_DEADLINE) {
+      throw new ConfigError(`${name} (${value / 1000}s) is longer than ROUNDTABLE_DB_DEADLINE (${e.ROUNDTABLE_DB_DEADLINE / 1000}s): a call would give up before it; shorten it or raise the deadline`);
     }
-  }
+    return value;
+  };
+  const deadlines = Object.freeze({
+    callMs: e.ROUNDTABLE_DB_DEADLINE,
+    statementMs: within('ROUNDTABLE_DB_STATEMENT_TIMEOUT'),
+    poolWaitMs: within('ROUNDTABLE_DB_POOL_WAIT'),
+    busyMs: within('ROUNDTABLE_DB_BUSY_TIMEOUT'),
+  });
   if (Boolean(e.ROUNDTABLE_TLS_CERT) !== Boolean(e.ROUNDTABLE_TLS_KEY)) {
     throw new ConfigError('ROUNDTABLE_TLS_CERT and ROUNDTABLE_TLS_KEY must be set together (or neither)');
   }
@@ -167,11 +179,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: e.ROUNDTABLE_TRUST_PROXY,
     leaseTtlMs: e.ROUNDTABLE_LEASE_TTL,
     databaseUrl: e.ROUNDTABLE_DATABASE_URL,
-    deadlines: Object.freeze({
-      callMs: e.ROUNDTABLE_DB_DEADLINE,
-      statementMs: e.ROUNDTABLE_DB_STATEMENT_TIMEOUT,
-      poolWaitMs: e.ROUNDTABLE_DB_POOL_WAIT,
-      busyMs: e.ROUNDTABLE_DB_BUSY_TIMEOUT,
-    }),
+    deadlines,
   });
 }

@@ -158,8 +158,14 @@ export class ToolDispatcher {
       'tool call',
     );
     if (!failure) return output!;
-    // A failed write was rolled back, its audit row with it: this row is the call's only one.
     const row = { agent: agent.name, tool: tool ? tool.name : 'unknown_tool', taskId: auditTaskId ?? null, outcome };
+    // A change whose commit went unanswered may stand, with its own `ok` row: a failure row beside it would be a
+    // second row for one call. The log keeps the call instead (docs/SPEC.md §7).
+    if (failure instanceof Unavailable && failure.applied === 'unknown') {
+      log.error('audit row not written: the call may have been applied, and then its row was committed with it', auditFields(row));
+      throw failure;
+    }
+    // A failed write was rolled back, its audit row with it: this row is the call's only one.
     await this.options.store.appendAudit(row).catch((error: unknown) => {
       // The database that could not take the call cannot take its row either: the log keeps it (docs/SPEC.md §7).
       log.error('audit row not written: the database could not take it; this line stands for it', { ...auditFields(row), error: reasonOf(error) });

@@ -69,7 +69,8 @@ export class Listener {
         subscribers.delete(subscriber);
         if (subscribers.size > 0 || this.channels.get(channel) !== subscribers) return;
         this.channels.delete(channel);
-        await this.client?.query(`UNLISTEN ${quoted(channel)}`).catch(() => {});
+        // Not waited for: at shutdown a stalled database would never answer it, and nothing depends on its answer.
+        this.client?.query(`UNLISTEN ${quoted(channel)}`).catch(() => {});
       },
     };
   }
