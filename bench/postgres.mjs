@@ -150,7 +150,13 @@ export async function benchPgWake(h, { rounds }) {
     const [waiterOn, writerOn] = daemons;
     for (let i = 0; i < rounds + 5; i++) {
       const waiting = postToolAnswer(agent, waiterOn.port, agents.claimer.token, 'wait_for_activity', { timeout_s: 20, for: ['tasks'] }, 30_000).then((res) => ({ res, at: performance.now() }));
-      await sleep(20); // let the wait reach its daemon and park
+      // Parked before the task is made (a fixed pause lost that race on a loaded machine): members says so.
+      for (let polls = 0; ; polls++) {
+        const members = JSON.parse((await postToolAnswer(agent, waiterOn.port, agents.lead.token, 'members', {}, 30_000)).body).members;
+        if (members.find((m) => m.name === 'claimer')?.waiting) break;
+        if (polls > 500) throw new Error(`round ${i}: the waiter did not park`);
+        await sleep(5);
+      }
       const sent = performance.now();
       const created = JSON.parse((await postToolAnswer(agent, writerOn.port, agents.lead.token, 'create_task', { title: `wake ${i}` }, 30_000)).body);
       const { res, at } = await waiting;
