@@ -198,7 +198,7 @@ describe.skipIf(PG_SKIP_REASON)(`PostgreSQL faults through a proxy${PG_SKIP_REAS
       const status = (async () => {
         const started = performance.now();
         const response = await fetch(`${daemon.url}/status`);
-        return { status: response.status, body: await response.json(), ms: performance.now() - started };
+        return { status: response.status, body: (await response.json()) as any, ms: performance.now() - started };
       })();
       const [statusAnswer, waited, createdAnswer] = await Promise.all([
         status,
