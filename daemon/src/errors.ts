@@ -71,11 +71,14 @@ export class Unavailable extends BoardError {
   constructor(
     readonly reason: UnavailableReason,
     readonly applied: AppliedState,
+    /** What the driver said, for the operator's tools (doctor); never sent to a caller. */
+    options?: { readonly cause?: unknown },
   ) {
     super(
       applied === 'no'
         ? `${UNAVAILABLE_CAUSE[reason]}; nothing was changed. Repeat the call: ${UNAVAILABLE_NEXT[reason]}`
         : `${UNAVAILABLE_CAUSE[reason]} while the change was being committed, so it may have been applied: check the board (get_task, list_tasks or read_log) before repeating it, and ${UNAVAILABLE_NEXT[reason]}`,
+      options,
     );
   }
 

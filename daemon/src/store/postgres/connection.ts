@@ -198,7 +198,7 @@ export class Pool {
       return new Lease(client, deadline);
     } catch (error) {
       if (error instanceof Unavailable) throw error;
-      throw new Unavailable('unreachable', 'no');
+      throw new Unavailable('unreachable', 'no', { cause: error });
     } finally {
       clearTimeout(timer);
     }
