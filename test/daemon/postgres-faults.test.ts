@@ -272,6 +272,26 @@ describe.skipIf(PG_SKIP_REASON)(`PostgreSQL faults through a proxy${PG_SKIP_REAS
       expect(crashSigns(a)).toEqual([]);
     }, 60_000);
 
+    it('a stall past the listener heartbeat: the LISTEN connection is cut, reconnects once the network carries again, and wakes waiters as before', async () => {
+      const cutLine = 'the database listener connection stopped answering';
+      const before = a.output().stderr.split(cutLine).length;
+      proxy.stall();
+      // A network that drops packets keeps a connection looking open: the heartbeat (5 s, 5 s unanswered) ends it.
+      await eventually("A's listener heartbeat to cut the stalled connection", () => a.output().stderr.split(cutLine).length > before, { timeoutMs: 20_000 });
+      proxy.restore();
+      const restored = performance.now();
+      await eventually('A to answer again', async () => (await call(a, 'lead', 'whoami')).status === 200);
+      // Messages only: the task the test before made is still there to claim.
+      const woken = call(a, 'w1', 'wait_for_activity', { timeout_s: 30, for: ['messages'] });
+      await eventually('w1, parked on A, to be shown waiting through B', () => waitingThrough(b, 'w1'));
+      // A NOTIFY from B reaches A's new LISTEN connection: the waiter wakes at once, long before its 30 s.
+      expect((await call(b, 'lead', 'post', { to: 'w1', text: 'sent through B after the stall' })).status).toBe(200);
+      const answer = await within('the waiter on A to wake for a message sent through B', woken, 10_000);
+      expect(answer.body).toMatchObject({ reason: 'activity', unread_messages: 1 });
+      console.log(`after a stall cut by the heartbeat, a waiter parked on A ${Math.round(performance.now() - restored)} ms after the restore woke for a message sent through B`);
+      expect(crashSigns(a)).toEqual([]);
+    }, 60_000);
+
     it("the lease sweep runs after a reset: a claim taken through A lapses on A's own timer", async () => {
       // B stops, so only A's sweep can reopen the claim.
       await b.stop();
