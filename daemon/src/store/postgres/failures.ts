@@ -36,9 +36,12 @@ export function statementCancelled(error: unknown): boolean {
   return fromServer(error) && codeOf(error) === '57014';
 }
 
-/** A statement that changes nothing, so running it again after a broken connection is harmless. */
+/**
+ * A statement that changes nothing, so running it again after a broken connection is harmless: a SELECT (or a WITH
+ * of SELECTs) that writes no row, takes no lock and sends no notification. Anything else counts as a write.
+ */
 export function isReadOnly(text: string): boolean {
-  return /^\s*(SELECT|SHOW)\b/i.test(text) && !/pg_notify|nextval|setval|pg_advisory|pg_terminate|\bFOR\s+(UPDATE|SHARE)\b/i.test(text);
+  return /^\s*(SELECT|SHOW|WITH)\b/i.test(text) && !/\b(INSERT|UPDATE|DELETE|MERGE|TRUNCATE)\b|pg_notify|nextval|setval|pg_advisory|pg_terminate|\bFOR\s+(UPDATE|SHARE)\b/i.test(text);
 }
 
 /**
