@@ -107,6 +107,8 @@ export class ToolDispatcher {
     let stage: 'before' | 'handler' | 'after' = 'before';
     let output: Record<string, unknown> | undefined;
     let failure: BoardError | undefined;
+    /** The call's own row was sent and its commit never answered: it may be in the log already. */
+    let rowMayStand = false;
     const started = performance.now();
     try {
       if (!tool || !handler) throw new NotFound(`no tool is called "${toolName}"; tools/list shows the tools there are`);
@@ -143,7 +145,11 @@ export class ToolDispatcher {
       // call answered without its row would break docs/SPEC.md §7, so if the row cannot be written the call fails.
       if (!ticket?.written) {
         if (stage === 'before' || !tool.mutates || outcome === 'replayed') stage = 'after';
-        await this.options.store.appendAudit({ agent: agent.name, tool: tool.name, taskId: auditTaskId ?? null, outcome }, renewal);
+        await this.options.store.appendAudit({ agent: agent.name, tool: tool.name, taskId: auditTaskId ?? null, outcome }, renewal).catch((error: unknown) => {
+          // Its commit went unanswered, so the row may stand: no failure row may follow it.
+          if (error instanceof Unavailable && error.applied === 'unknown') rowMayStand = true;
+          throw error;
+        });
       }
     } catch (error) {
       failure = asBoardError(error);
@@ -159,16 +165,17 @@ export class ToolDispatcher {
     );
     if (!failure) return output!;
     const row = { agent: agent.name, tool: tool ? tool.name : 'unknown_tool', taskId: auditTaskId ?? null, outcome };
-    // A change whose commit went unanswered may stand, with its own `ok` row: a failure row beside it would be a
-    // second row for one call. The log keeps the call instead (docs/SPEC.md §7).
-    if (failure instanceof Unavailable && failure.applied === 'unknown') {
-      log.error('audit row not written: the call may have been applied, and then its row was committed with it', auditFields(row));
+    // A change whose commit went unanswered may stand, with its own `ok` row, and so may a read's row whose commit
+    // went unanswered: a failure row beside it would be a second row for one call. The log keeps the call instead
+    // (docs/SPEC.md §7).
+    if (rowMayStand || (failure instanceof Unavailable && failure.applied === 'unknown')) {
+      log.error('audit row not written: a commit of this call went unanswered, so its row may stand; no second row is written', auditFields(row));
       throw failure;
     }
     // A failed write was rolled back, its audit row with it: this row is the call's only one.
     await this.options.store.appendAudit(row).catch((error: unknown) => {
       // The database that could not take the call cannot take its row either: the log keeps it (docs/SPEC.md §7).
-      log.error('audit row not written: the database could not take it; this line stands for it', { ...auditFields(row), error: reasonOf(error) });
+      log.error('audit row not written: the database could not take it (or never answered its commit); this line stands for it', { ...auditFields(row), error: reasonOf(error) });
     });
     throw failure;
   }
