@@ -634,6 +634,16 @@ export function buildDaemonAt(rev, tempDir, name = 'baseline') {
   for (const [pkg, dir] of [['roundtable-shared', 'shared'], ['roundtable-daemon', 'daemon'], ['roundtable-bridge', 'bridge']]) {
     if (existsSync(join(tree, dir))) symlinkSync(join(tree, dir), join(modules, pkg));
   }
+  // A dependency the baseline had and this tree has not (postgres.js, before node-postgres) is installed for it alone,
+  // at the version it pinned.
+  const pinned = JSON.parse(readFileSync(join(tree, 'daemon/package.json'), 'utf8')).dependencies ?? {};
+  const missing = Object.entries(pinned).filter(([name]) => !existsSync(join(modules, name)));
+  if (missing.length > 0) {
+    const extra = join(tempDir, `${name}-deps`);
+    mkdirSync(extra, { recursive: true });
+    execFileSync('npm', ['install', '--no-save', '--no-package-lock', '--no-audit', '--no-fund', '--ignore-scripts', '--prefix', extra, ...missing.map(([n, v]) => `${n}@${v}`)], { stdio: 'ignore' });
+    for (const [dep] of missing) symlinkSync(join(extra, 'node_modules', dep), join(modules, dep));
+  }
   execFileSync(join(ROOT, 'node_modules/.bin/tsc'), ['-b'], { cwd: tree, stdio: 'ignore' });
   if (existsSync(join(tree, 'scripts/bundle.mjs'))) execFileSync(process.execPath, ['scripts/bundle.mjs', 'daemon'], { cwd: tree, stdio: 'ignore' });
   return { bin: join(tree, 'daemon/bin/roundtable.js'), remove: () => execFileSync('git', ['worktree', 'remove', '--force', tree], { cwd: ROOT, stdio: 'ignore' }) };

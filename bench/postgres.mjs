@@ -6,22 +6,26 @@ import http from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import postgres from 'postgres';
+import pg from 'pg';
 import { postToolAnswer } from './harness.mjs';
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-/** The commit before PostgreSQL transitions went from ten round trips to five (daemon/src/store/postgres/tasks.ts). */
-const PG_BASELINE_REV = '3e0fcb1';
+/**
+ * The last commit whose PostgreSQL store ran on postgres.js, before node-postgres (issue 22): what a user upgrading
+ * compares with. BENCH_PG_BASELINE_REV picks another.
+ */
+const PG_BASELINE_REV = process.env.BENCH_PG_BASELINE_REV ?? '91460d2';
 const ADMIN_URL = process.env.ROUNDTABLE_BENCH_PG_URL ?? process.env.ROUNDTABLE_TEST_PG_URL;
 
 
 async function createDatabase(label) {
-  const admin = postgres(ADMIN_URL, { max: 1, onnotice: () => {} });
+  const admin = new pg.Client({ connectionString: ADMIN_URL });
   const name = `bench_${label}_${randomBytes(4).toString('hex')}`;
+  await admin.connect();
   try {
-    await admin.unsafe(`CREATE DATABASE ${name}`);
+    await admin.query(`CREATE DATABASE ${name}`);
   } finally {
-    await admin.end({ timeout: 1 });
+    await admin.end();
   }
   const url = new URL(ADMIN_URL);
   url.pathname = `/${name}`;
@@ -36,10 +40,14 @@ function skipped(h, section) {
 async function seedOpenTasks(board, count) {
   const at = new Date().toISOString();
   if (board.url) {
-    const sql = postgres(board.url, { max: 1, onnotice: () => {} });
-    await sql`INSERT INTO tasks (title, description, required_skills, status, created_by, created_at, updated_at)
-      SELECT 'claim me ' || n, '', '[]', 'open', 'lead', ${at}, ${at} FROM generate_series(1, ${count}) AS n`;
-    await sql.end({ timeout: 1 });
+    const client = new pg.Client({ connectionString: board.url });
+    await client.connect();
+    await client.query(
+      `INSERT INTO tasks (title, description, required_skills, status, created_by, created_at, updated_at)
+      SELECT 'claim me ' || n, '', '[]', 'open', 'lead', $1, $1 FROM generate_series(1, $2::int) AS n`,
+      [at, count],
+    );
+    await client.end();
   } else {
     const db = new Database(board.path);
     db.pragma('busy_timeout = 10000');
@@ -93,14 +101,14 @@ export async function benchPgClaims(h, { concurrency, seed, warmupMs, measureMs 
     ['store', 'daemons', 'claims/s', 'errors'],
   );
   const rows = {};
-  // The PostgreSQL store before a transition became five round trips (it was ten), built from git in this run.
+  // The PostgreSQL store on postgres.js, built from git in this run.
   const baseline = h.buildDaemonAt(PG_BASELINE_REV, dir, 'pg-baseline');
   const configs = [
     { label: 'SQLite (WAL, synchronous=FULL)', daemons: 1, pg: false },
     { label: 'PostgreSQL', daemons: 1, pg: true },
     { label: 'PostgreSQL', daemons: 2, pg: true },
     { label: 'PostgreSQL', daemons: 3, pg: true },
-    { label: `PostgreSQL, before five-round-trip transitions (git ${PG_BASELINE_REV})`, daemons: 3, pg: true, bin: baseline.bin, key: 'pg3before' },
+    { label: `PostgreSQL on postgres.js (git ${PG_BASELINE_REV})`, daemons: 3, pg: true, bin: baseline.bin, key: 'pg3before' },
   ];
   for (const config of configs) {
     const board = config.pg ? { url: await createDatabase(`claims${config.daemons}`) } : { path: join(dir, 'claims.db') };
@@ -120,7 +128,7 @@ export async function benchPgClaims(h, { concurrency, seed, warmupMs, measureMs 
     }
   }
   baseline.remove();
-  h.report.note(`pg_claims: three daemons on PostgreSQL gave ${h.fmt.ratio(rows.pg3 / rows.pg3before)} the claims/s of the same three before five-round-trip transitions`);
+  h.report.note(`pg_claims: three daemons on PostgreSQL gave ${h.fmt.ratio(rows.pg3 / rows.pg3before)} the claims/s of the same three on postgres.js (git ${PG_BASELINE_REV})`);
   h.report.target(
     'three daemons on PostgreSQL sustain more durable claims/s than one daemon on SQLite (synchronous=FULL)',
     `${h.fmt.rps(rows.pg3)} vs ${h.fmt.rps(rows.sqlite1)} claims/s`,
@@ -142,7 +150,13 @@ export async function benchPgWake(h, { rounds }) {
     const [waiterOn, writerOn] = daemons;
     for (let i = 0; i < rounds + 5; i++) {
       const waiting = postToolAnswer(agent, waiterOn.port, agents.claimer.token, 'wait_for_activity', { timeout_s: 20, for: ['tasks'] }, 30_000).then((res) => ({ res, at: performance.now() }));
-      await sleep(20); // let the wait reach its daemon and park
+      // Parked before the task is made (a fixed pause lost that race on a loaded machine): members says so.
+      for (let polls = 0; ; polls++) {
+        const members = JSON.parse((await postToolAnswer(agent, waiterOn.port, agents.lead.token, 'members', {}, 30_000)).body).members;
+        if (members.find((m) => m.name === 'claimer')?.waiting) break;
+        if (polls > 500) throw new Error(`round ${i}: the waiter did not park`);
+        await sleep(5);
+      }
       const sent = performance.now();
       const created = JSON.parse((await postToolAnswer(agent, writerOn.port, agents.lead.token, 'create_task', { title: `wake ${i}` }, 30_000)).body);
       const { res, at } = await waiting;

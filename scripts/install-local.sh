@@ -132,7 +132,8 @@ running_pid() {
   local file pid
   for file in "$ROUNDTABLE_DB_PATH.lock" "$PID_FILE"; do
     [ -f "$file" ] || continue
-    pid=$(tr -dc '0-9' <"$file")
+    # The lock's first line is the pid (the second, the time that process started).
+    pid=$(head -n 1 "$file" | tr -dc '0-9')
     [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null || continue
     if command -v ps >/dev/null 2>&1 && ! ps -o args= -p "$pid" 2>/dev/null | grep -q roundtable; then continue; fi
     printf '%s' "$pid"
@@ -229,7 +230,7 @@ node -e '
   const deadline = Date.now() + 20_000;
   const alive = () => { try { process.kill(pid, 0); return true; } catch (e) { return e.code === "EPERM"; } };
   // Our board holds the lock beside its database with its pid; a board answering without it is someone else.
-  const ours = () => { try { return readFileSync(lock, "utf8").trim() === String(pid); } catch { return false; } };
+  const ours = () => { try { return readFileSync(lock, "utf8").split("\n")[0].trim() === String(pid); } catch { return false; } };
   (async () => {
     while (Date.now() < deadline) {
       try {

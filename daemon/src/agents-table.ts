@@ -1,14 +1,13 @@
 // The agents directory on PostgreSQL, for the daemons and `roundtable agents`: the table as an edit target, as a
 // source every daemon reloads from on NOTIFY, and the start of a board whose table is still empty.
 import { existsSync } from 'node:fs';
-import type postgres from 'postgres';
 import { hashToken, parseAgentsFile, type AgentDirectory } from './agents.js';
 import { importAgents, type AgentsTarget, type RawEntry, type RawFile } from './agents-admin.js';
 import type { AgentsSource } from './agents-registry.js';
 import { AgentsFileError } from './agents.js';
 import { log } from './log.js';
 import { editDirectory, listenForAgentChanges, readDirectory, type StoredDirectory } from './store/postgres/agents-directory.js';
-import { openPool } from './store/postgres/connection.js';
+import { MAINTENANCE_DEADLINES, openPool, type Sql } from './store/postgres/connection.js';
 import { migratePostgres } from './store/postgres/migrate.js';
 
 const WHERE = 'the agents table';
@@ -21,7 +20,7 @@ function storedForm(file: RawFile): StoredDirectory {
   };
 }
 
-export function agentsTableOn(sql: postgres.Sql): AgentsTarget {
+export function agentsTableOn(sql: Sql): AgentsTarget {
   return {
     where: WHERE,
     change: (decide) =>
@@ -35,7 +34,8 @@ export function agentsTableOn(sql: postgres.Sql): AgentsTarget {
 
 /** The agents table of the board at `url` for one CLI command, its schema brought up to date first (a newer one is refused). */
 export async function openAgentsTable(url: string): Promise<AgentsTarget> {
-  const sql = openPool({ url, max: 1 });
+  // A CLI command: it migrates first, which may take long, so it runs without the daemon's per-call deadlines.
+  const sql = openPool({ url, max: 1, deadlines: MAINTENANCE_DEADLINES });
   try {
     await migratePostgres(sql);
   } catch (error) {
@@ -46,7 +46,7 @@ export async function openAgentsTable(url: string): Promise<AgentsTarget> {
 }
 
 /** The table as a daemon's source: read as agents.json's JSON, reloaded on every NOTIFY from an edit. */
-export function agentsTableSource(sql: postgres.Sql): AgentsSource {
+export function agentsTableSource(sql: Sql): AgentsSource {
   let stop: (() => Promise<void>) | undefined;
   let closed = false;
   return {
@@ -72,7 +72,7 @@ export function agentsTableSource(sql: postgres.Sql): AgentsSource {
  * A board on PostgreSQL starts from its agents table. While the table is empty, agents.json (ROUNDTABLE_AGENTS_CONFIG)
  * is moved in if it exists; several daemons starting at once import it once. With neither, the start is refused.
  */
-export async function prepareAgentsTable(sql: postgres.Sql, agentsFile: string): Promise<void> {
+export async function prepareAgentsTable(sql: Sql, agentsFile: string): Promise<void> {
   if (await readDirectory(sql)) return;
   if (!existsSync(agentsFile)) {
     throw new AgentsFileError(

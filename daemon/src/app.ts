@@ -63,6 +63,7 @@ export function createApp(options: AppOptions): BoardApp {
     boardName: config.boardName,
     limiter: new RateLimiter({ perMinute: config.statusRateLimitPerMinute }),
     trustProxy: config.trustProxy,
+    deadlineMs: config.deadlines.callMs,
   }));
   app.route('/', protectedApp);
 

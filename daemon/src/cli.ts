@@ -183,7 +183,7 @@ async function run(config: Config): Promise<void> {
   const stop = (signal: string) => {
     if (stopRequested) return;
     stopRequested = signal;
-    if (board) void shutdown(board, signal);
+    if (board) void shutdown(board, signal, config);
   };
   process.once('SIGINT', () => stop('SIGINT'));
   process.once('SIGTERM', () => stop('SIGTERM'));
@@ -191,11 +191,21 @@ async function run(config: Config): Promise<void> {
   board = await startBoard(config);
   process.stdout.write(`Roundtable ${VERSION} listening on ${board.url}/mcp (status: ${board.url}/status, web page: ${board.url}/)\n`);
   log.info('board started', { url: board.url, db: describeDatabase(config), agents: config.agentsConfigPath });
-  if (stopRequested) await shutdown(board, stopRequested);
+  if (stopRequested) await shutdown(board, stopRequested, config);
 }
 
-async function shutdown(board: { close(): Promise<void> }, signal: string): Promise<void> {
+/** After the call deadline (requests in flight end by it), this long for the rest: closing the store and its connections. */
+const SHUTDOWN_GRACE_MS = 5_000;
+
+async function shutdown(board: { close(): Promise<void> }, signal: string, config: Config): Promise<void> {
   log.info('shutting down', { signal });
+  // A database that stopped answering must not hold the process: every request in flight ends by its deadline, and
+  // the store's connections are cut if they do not close; this is the bound on all of it.
+  const boundMs = config.deadlines.callMs + SHUTDOWN_GRACE_MS;
+  setTimeout(() => {
+    log.error('shutdown did not finish in time; exiting without waiting any longer for the database', { bound_ms: boundMs });
+    process.exit(1);
+  }, boundMs).unref();
   try {
     await board.close();
     process.exit(0);

@@ -49,6 +49,10 @@ const duration = z
 const databaseUrl = z.string().refine((v) => /^postgres(ql)?:\/\/[^\s]+$/.test(v), {
   error: 'a PostgreSQL URL such as postgres://roundtable@db.internal:5432/roundtable (unset it to keep the board on SQLite)',
 });
+/** A deadline: a duration (as above) of at least 100 ms; none can be turned off. */
+const deadline = duration.pipe(z.number().min(100, 'at least 0.1s: a deadline that cannot be met refuses every call'));
+/** The statement timeout, the pool wait and SQLite's busy timeout when unset (or the deadline, if shorter). */
+const DEFAULT_DB_WAIT_MS = 5_000;
 const flag = z.enum(['0', '1', 'true', 'false', 'yes', 'no'], { error: 'true or false' }).transform((v) => ['1', 'true', 'yes'].includes(v));
 
 /**
@@ -101,6 +105,11 @@ const envSchema = z.object({
   ROUNDTABLE_TRUST_PROXY: trustProxy.default(false),
   ROUNDTABLE_LEASE_TTL: duration.default(600_000).pipe(z.number().min(1000, 'at least 1s: a claim needs time to be renewed')),
   ROUNDTABLE_DATABASE_URL: databaseUrl.optional(),
+  ROUNDTABLE_DB_DEADLINE: deadline.default(10_000),
+  // Unset: 5 s, or the deadline if it is shorter.
+  ROUNDTABLE_DB_STATEMENT_TIMEOUT: deadline.optional(),
+  ROUNDTABLE_DB_POOL_WAIT: deadline.optional(),
+  ROUNDTABLE_DB_BUSY_TIMEOUT: deadline.optional(),
 });
 
 export interface Config {
@@ -129,6 +138,17 @@ export interface Config {
   readonly leaseTtlMs: number;
   /** ROUNDTABLE_DATABASE_URL: the board lives in PostgreSQL, shared by every daemon given the same URL; else SQLite at dbPath. */
   readonly databaseUrl: string | undefined;
+  /** How long the board waits for its database before a call is answered `unavailable` (docs/SPEC.md, Storage). */
+  readonly deadlines: {
+    /** One tool call's database work, every round trip of it (ROUNDTABLE_DB_DEADLINE). */
+    readonly callMs: number;
+    /** PostgreSQL's statement_timeout (ROUNDTABLE_DB_STATEMENT_TIMEOUT). */
+    readonly statementMs: number;
+    /** PostgreSQL: waiting for a pooled connection, or for a new one (ROUNDTABLE_DB_POOL_WAIT). */
+    readonly poolWaitMs: number;
+    /** SQLite's busy_timeout: how long a write waits for another process's lock on the file (ROUNDTABLE_DB_BUSY_TIMEOUT). */
+    readonly busyMs: number;
+  };
 }
 
 export class ConfigError extends Error {}
@@ -146,6 +166,20 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`invalid environment: ${lines.join('; ')}`);
   }
   const e = parsed.data;
+  const within = (name: 'ROUNDTABLE_DB_STATEMENT_TIMEOUT' | 'ROUNDTABLE_DB_POOL_WAIT' | 'ROUNDTABLE_DB_BUSY_TIMEOUT'): number => {
+    const value = e[name];
+    if (value === undefined) return Math.min(DEFAULT_DB_WAIT_MS, e.ROUNDTABLE_DB_DEADLINE);
+    if (value > e.ROUNDTABLE_DB_DEADLINE) {
+      throw new ConfigError(`${name} (${value / 1000}s) is longer than ROUNDTABLE_DB_DEADLINE (${e.ROUNDTABLE_DB_DEADLINE / 1000}s): a call would give up before it; shorten it or raise the deadline`);
+    }
+    return value;
+  };
+  const deadlines = Object.freeze({
+    callMs: e.ROUNDTABLE_DB_DEADLINE,
+    statementMs: within('ROUNDTABLE_DB_STATEMENT_TIMEOUT'),
+    poolWaitMs: within('ROUNDTABLE_DB_POOL_WAIT'),
+    busyMs: within('ROUNDTABLE_DB_BUSY_TIMEOUT'),
+  });
   if (Boolean(e.ROUNDTABLE_TLS_CERT) !== Boolean(e.ROUNDTABLE_TLS_KEY)) {
     throw new ConfigError('ROUNDTABLE_TLS_CERT and ROUNDTABLE_TLS_KEY must be set together (or neither)');
   }
@@ -172,5 +206,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: e.ROUNDTABLE_TRUST_PROXY,
     leaseTtlMs: e.ROUNDTABLE_LEASE_TTL,
     databaseUrl: e.ROUNDTABLE_DATABASE_URL,
+    deadlines,
   });
 }

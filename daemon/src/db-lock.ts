@@ -1,4 +1,6 @@
-// One daemon per database: a lock file beside it holds the daemon's pid while it runs.
+// One daemon per database: a lock file beside it names the daemon while it runs, by its pid and the time that process
+// started, so a pid reused by another process after a crash does not look like the daemon.
+import { execFileSync } from 'node:child_process';
 import { readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 
 export class DatabaseInUse extends Error {}
@@ -7,21 +9,66 @@ function lockPath(dbPath: string): string {
   return `${dbPath}.lock`;
 }
 
-/** The pid of a live daemon using this database, if any; a lock left by a dead process does not count. */
-export function daemonUsing(dbPath: string): number | undefined {
-  let pid: number;
+/**
+ * When process `pid` started, as an opaque text that differs between two processes given the same pid; undefined
+ * when this system cannot say. Linux: the start time in clock ticks since boot, field 22 of /proc/PID/stat (the command
+ * name before it is in parentheses and may hold spaces). Elsewhere: `ps -o lstart=`, to the second.
+ */
+export function processStartTime(pid: number): string | undefined {
   try {
-    pid = Number(readFileSync(lockPath(dbPath), 'utf8').trim());
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // After the name: state is field 3, so field 22 is at index 19.
+    const start = fields[19];
+    if (start && /^\d+$/.test(start)) return start;
+  } catch {
+    // No /proc (macOS, the BSDs, Windows), or the process is gone.
+  }
+  if (process.platform === 'win32') return undefined;
+  try {
+    const start = execFileSync('ps', ['-o', 'lstart=', '-p', String(pid)], { encoding: 'utf8', timeout: 2000, stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    return start || undefined;
   } catch {
     return undefined;
   }
-  if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid) return undefined;
+}
+
+/** The lock's first line is the pid (scripts/install-local.sh reads it so); the second, when present, its start time. */
+function readLock(dbPath: string): { pid: number; start: string | undefined } | undefined {
+  let text: string;
+  try {
+    text = readFileSync(lockPath(dbPath), 'utf8');
+  } catch {
+    return undefined;
+  }
+  const [pidLine, startLine] = text.split('\n');
+  const pid = Number(pidLine?.trim());
+  if (!Number.isInteger(pid) || pid <= 0) return undefined;
+  return { pid, start: startLine?.trim() || undefined };
+}
+
+function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return pid;
+    return true;
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM' ? pid : undefined;
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
+}
+
+/**
+ * The pid of a live daemon using this database, if any. A lock left by a dead process does not count, nor one whose
+ * pid now belongs to a process that started at another time (the pid was reused). A lock without a start time (an
+ * older daemon's) is judged by its pid alone, as is one on a system that cannot tell a process's start time.
+ */
+export function daemonUsing(dbPath: string): number | undefined {
+  const lock = readLock(dbPath);
+  if (!lock || lock.pid === process.pid || !alive(lock.pid)) return undefined;
+  if (lock.start !== undefined) {
+    const now = processStartTime(lock.pid);
+    if (now !== undefined && now !== lock.start) return undefined;
+  }
+  return lock.pid;
 }
 
 export function lockDatabase(dbPath: string): () => void {
@@ -29,10 +76,11 @@ export function lockDatabase(dbPath: string): () => void {
   if (holder !== undefined) {
     throw new DatabaseInUse(`${dbPath} is in use by another roundtable daemon (pid ${holder}); stop it first, or set ROUNDTABLE_DB_PATH to another file`);
   }
-  writeFileSync(lockPath(dbPath), `${process.pid}\n`, { mode: 0o600 });
+  const start = processStartTime(process.pid);
+  writeFileSync(lockPath(dbPath), `${process.pid}\n${start ?? ''}\n`, { mode: 0o600 });
   return () => {
     try {
-      if (Number(readFileSync(lockPath(dbPath), 'utf8').trim()) === process.pid) unlinkSync(lockPath(dbPath));
+      if (readLock(dbPath)?.pid === process.pid) unlinkSync(lockPath(dbPath));
     } catch {
       // already gone
     }

@@ -49,6 +49,45 @@ export class RateLimited extends BoardError {
   }
 }
 
+/** Why the store could not take a call: every one of them is worth a retry later. */
+export type UnavailableReason = 'unreachable' | 'deadline' | 'disk_full';
+/** Whether the call's change stands: `no` when it certainly does not, `unknown` when its commit was sent but not answered. */
+export type AppliedState = 'no' | 'unknown';
+
+const UNAVAILABLE_CAUSE: Readonly<Record<UnavailableReason, string>> = {
+  unreachable: "the board's database is unreachable",
+  deadline: "the board's database did not answer within its deadline",
+  disk_full: "the board's disk is full",
+};
+const UNAVAILABLE_NEXT: Readonly<Record<UnavailableReason, string>> = {
+  unreachable: 'retry in a few seconds',
+  deadline: 'retry in a few seconds',
+  disk_full: 'retry once the board owner has freed space',
+};
+
+/** The store cannot take the call now. The message names the cause in our words and whether the change stands. */
+export class Unavailable extends BoardError {
+  readonly code = 'unavailable' as const;
+  constructor(
+    readonly reason: UnavailableReason,
+    readonly applied: AppliedState,
+    /** What the driver said, for the operator's tools (doctor); never sent to a caller. */
+    options?: { readonly cause?: unknown },
+  ) {
+    super(
+      applied === 'no'
+        ? `${UNAVAILABLE_CAUSE[reason]}; nothing was changed. Repeat the call: ${UNAVAILABLE_NEXT[reason]}`
+        : `${UNAVAILABLE_CAUSE[reason]} while the change was being committed, so it may have been applied: check the board (get_task, list_tasks or read_log) before repeating it, and ${UNAVAILABLE_NEXT[reason]}`,
+      options,
+    );
+  }
+
+  /** The same cause for a call that certainly changed nothing (a read, or a failure before its change was sent). */
+  unchanged(): Unavailable {
+    return this.applied === 'no' ? this : new Unavailable(this.reason, 'no');
+  }
+}
+
 /** Any thrown value as a BoardError; unknown errors become Internal and keep no detail. */
 export function asBoardError(error: unknown): BoardError {
   return error instanceof BoardError ? error : new Internal();

@@ -5,7 +5,7 @@ import { createServer as createHttpsServer } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
-import type postgres from 'postgres';
+import type { Sql } from './store/postgres/connection.js';
 import { IDEMPOTENCY_KEY_TTL_MS } from 'roundtable-shared';
 import type { AgentDirectory } from './agents.js';
 import { AgentRegistry } from './agents-registry.js';
@@ -65,7 +65,7 @@ function trackInFlight(server: ServerType): { drained(): Promise<void> } {
 }
 
 /** The agents table as the registry's source, filled from agents.json first if it is empty (docs/DECISIONS.md). */
-async function agentsFromDatabase(pg: postgres.Sql, agentsFile: string, onReloaded: (previous: AgentDirectory, current: AgentDirectory) => void): Promise<AgentRegistry> {
+async function agentsFromDatabase(pg: Sql, agentsFile: string, onReloaded: (previous: AgentDirectory, current: AgentDirectory) => void): Promise<AgentRegistry> {
   const { agentsTableSource, prepareAgentsTable } = await import('./agents-table.js');
   await prepareAgentsTable(pg, agentsFile);
   return AgentRegistry.fromSource(agentsTableSource(pg), onReloaded);
@@ -117,6 +117,7 @@ export async function startBoard(config: Config): Promise<RunningBoard> {
     leases,
     limiter: opened.shared?.toolCallLimit(config.rateLimitPerMinute) ?? new RateLimiter({ perMinute: config.rateLimitPerMinute }),
     reservations: new PathReservations(deps),
+    callDeadlineMs: config.deadlines.callMs,
   });
   // Claims that lapsed while the daemon was down reopen before it listens; from here one timer follows the next expiry.
   await leases.start();

@@ -1,10 +1,11 @@
 // GET /status: public aggregates only, nothing derived from board text; no token, no audit row.
 import { Hono } from 'hono';
-import { RateLimited } from './errors.js';
+import { RateLimited, Unavailable } from './errors.js';
 import type { AgentDirectory } from './agents.js';
 import type { TrustProxy } from './config.js';
 import { clientIp } from './http/client.js';
 import type { RateLimiter } from './rate-limit.js';
+import { withCallDeadline } from './store/call-deadline.js';
 import type { BoardStore } from './store/store.js';
 import { VERSION } from './version.js';
 
@@ -18,6 +19,8 @@ export interface StatusOptions {
   readonly limiter: RateLimiter;
   /** Behind a reverse proxy: the client is X-Real-IP (or the last X-Forwarded-For) when the peer is loopback. */
   readonly trustProxy: TrustProxy;
+  /** ROUNDTABLE_DB_DEADLINE: the longest /status waits for the database before it says it is unavailable. */
+  readonly deadlineMs: number;
 }
 
 export function statusRoutes(options: StatusOptions): Hono {
@@ -28,12 +31,21 @@ export function statusRoutes(options: StatusOptions): Hono {
     if (wait > 0) throw new RateLimited(wait, 'status requests');
     const names = options.agents().list().map((a) => a.name);
     const hourAgo = new Date(Date.now() - 60 * 60_000).toISOString();
-    const [counts, seen, lapsed, ready] = await Promise.all([
-      options.store.countTasksByStatus(),
-      options.store.lastSeen(names),
-      options.store.countExpiredLeasesSince(hourAgo),
-      options.store.countReady(),
-    ]);
+    let counts, seen, lapsed, ready;
+    try {
+      // One deadline for the four reads: /status answers within ROUNDTABLE_DB_DEADLINE whatever the database does.
+      [counts, seen, lapsed, ready] = await withCallDeadline(Date.now() + options.deadlineMs, () =>
+        Promise.all([options.store.countTasksByStatus(), options.store.lastSeen(names), options.store.countExpiredLeasesSince(hourAgo), options.store.countReady()]),
+      );
+    } catch (error) {
+      if (!(error instanceof Unavailable)) throw error;
+      // Monitors read this: the daemon is up, its database is not.
+      c.header('Cache-Control', 'no-store');
+      return c.json(
+        { ok: false, board: options.boardName, version: VERSION, database: error.reason, ...error.unchanged().toBody(), server_time: new Date().toISOString() },
+        503,
+      );
+    }
     const since = Date.now() - ACTIVE_WINDOW_MS;
     const active = [...seen.values()].filter((at) => Date.parse(at) >= since).length;
     c.header('Cache-Control', 'no-store');

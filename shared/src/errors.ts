@@ -8,6 +8,8 @@ export const ERROR_STATUS = {
   invalid_input: 400,
   rate_limited: 429,
   internal: 500,
+  /** The board's store cannot take the call now (database unreachable or past its deadline, disk full): retry later. */
+  unavailable: 503,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

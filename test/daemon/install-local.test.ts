@@ -128,7 +128,7 @@ describe('scripts/install-local.sh', () => {
       for (const t of tokens) expect(text, file).not.toContain(t.token);
     }
     // The script waits for the daemon by pid; the daemon's own lock names the same process.
-    expect(Number(readFileSync(join(dataDir, 'roundtable.db.lock'), 'utf8'))).toBe(pid);
+    expect(Number(readFileSync(join(dataDir, 'roundtable.db.lock'), 'utf8').split('\n')[0])).toBe(pid);
 
     // Again, with a worker's token to verify with: no new daemon, no token printed.
     const worker = tokens.find((t) => t.role === 'worker')!;

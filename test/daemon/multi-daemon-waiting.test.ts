@@ -4,6 +4,7 @@
 // them still ends its streams). Real daemons, a real database; daemon A reaches it through a TCP relay, so the test
 // can find A's connections and hold its reconnects.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LISTENER_NAME } from '../../daemon/src/store/postgres/listener.js';
 import { EXPIRE_MS } from '../../daemon/src/store/postgres/waiting.js';
 import { api, startBoard, type AgentSpec, type TestBoard } from '../helpers/board.js';
 import { eventually, sleep, within } from '../helpers/eventually.js';
@@ -32,7 +33,7 @@ async function memberOn(board: TestBoard, name: string): Promise<Member> {
 /** Ends, from PostgreSQL, the LISTEN connection of the daemon that reaches it through `relay`, and waits until it is gone. */
 async function endListenerOf(sql: ReturnType<typeof connectTo>, relay: TcpRelay): Promise<void> {
   const listeners = await sql<Array<{ pid: number }>>`SELECT pid FROM pg_stat_activity
-    WHERE client_port = ANY(${relay.upstreamPorts()}::int[]) AND query ILIKE 'listen%'`;
+    WHERE client_port = ANY(${relay.upstreamPorts()}::int[]) AND application_name = ${LISTENER_NAME}`;
   expect(listeners).toHaveLength(1);
   const { pid } = listeners[0]!;
   await sql`SELECT pg_terminate_backend(${pid})`;

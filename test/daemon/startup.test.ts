@@ -84,12 +84,25 @@ describe('environment validation', () => {
     ['ROUNDTABLE_ALLOWED_HOSTS', 'good.example:0'],
     ['ROUNDTABLE_ALLOWED_HOSTS', 'good.example:99999'],
     ['ROUNDTABLE_MAX_EVENT_STREAMS', '0'],
+    ['ROUNDTABLE_DB_DEADLINE', '0'],
+    ['ROUNDTABLE_DB_DEADLINE', '50ms'],
+    ['ROUNDTABLE_DB_STATEMENT_TIMEOUT', 'soon'],
+    ['ROUNDTABLE_DB_POOL_WAIT', '0.05s'],
+    ['ROUNDTABLE_DB_BUSY_TIMEOUT', '-1'],
   ])('%s=%s exits non-zero naming the variable', async (name, value) => {
     const dir = tempDir();
     writeAgentsFile(join(dir, 'agents.json'), DEFAULT_AGENTS, Object.fromEntries(DEFAULT_AGENTS.map((a) => [a.name, token()])));
     const result = await cli(['run'], daemonEnv(dir, { [name]: value }));
     expect(result.code).not.toBe(0);
     expect(result.stderr).toContain(name);
+  });
+
+  it('a database timeout longer than ROUNDTABLE_DB_DEADLINE is refused, naming both', async () => {
+    const dir = tempDir();
+    writeAgentsFile(join(dir, 'agents.json'), DEFAULT_AGENTS, Object.fromEntries(DEFAULT_AGENTS.map((a) => [a.name, token()])));
+    const result = await cli(['run'], daemonEnv(dir, { ROUNDTABLE_DB_DEADLINE: '2s', ROUNDTABLE_DB_BUSY_TIMEOUT: '3s' }));
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toMatch(/ROUNDTABLE_DB_BUSY_TIMEOUT \(3s\) is longer than ROUNDTABLE_DB_DEADLINE \(2s\)/);
   });
 
   it('TLS cert without key is refused', async () => {

@@ -1,7 +1,7 @@
 // PostgreSQL for the tests: a fresh database per board on the cluster ROUNDTABLE_TEST_PG_URL points at
 // (scripts/pg-cluster.sh starts one; .ci/run does so and sets ROUNDTABLE_REQUIRE_POSTGRES=1, which turns a skip into a failure).
 import { randomBytes } from 'node:crypto';
-import postgres from 'postgres';
+import { openPool, type Sql } from '../../daemon/src/store/postgres/connection.js';
 
 export const PG_URL = process.env['ROUNDTABLE_TEST_PG_URL'];
 const REQUIRE_POSTGRES = process.env['ROUNDTABLE_REQUIRE_POSTGRES'] === '1';
@@ -15,11 +15,11 @@ export const PG_SKIP_REASON = PG_URL
   ? undefined
   : 'ROUNDTABLE_TEST_PG_URL is unset (start a throwaway cluster with `eval "$(scripts/pg-cluster.sh start)"`; CI sets ROUNDTABLE_REQUIRE_POSTGRES=1)';
 
-let admin: postgres.Sql | undefined;
+let admin: Sql | undefined;
 
-function adminConnection(): postgres.Sql {
+function adminConnection(): Sql {
   if (!PG_URL) throw new Error(PG_SKIP_REASON);
-  admin ??= postgres(PG_URL, { max: 1, onnotice: () => {} });
+  admin ??= openPool({ url: PG_URL, max: 1 });
   return admin;
 }
 
@@ -32,7 +32,10 @@ export async function createTestDatabase(label = 'board'): Promise<string> {
   return url.toString();
 }
 
-/** A connection to a test database, for reading what the daemons wrote; close it with `end()`. */
-export function connectTo(url: string): postgres.Sql {
-  return postgres(url, { max: 2, onnotice: () => {}, types: { bigint: { to: 20, from: [20], serialize: String, parse: Number } } });
+/**
+ * A connection to a test database, for reading what the daemons wrote; close it with `end()`. The store's own pool
+ * (node-postgres): `sql\`...\``, `sql.unsafe`, `sql.begin`, `sql.listen`, bigints as numbers.
+ */
+export function connectTo(url: string): Sql {
+  return openPool({ url, max: 2 });
 }

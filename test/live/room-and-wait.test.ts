@@ -77,7 +77,7 @@ describeEachStore((kind) => {
         expect(spoof.body.error!.code).toBe('invalid_input');
         expect((await api(board, 'w2', 'read_log', { limit: 100 })).body.messages).toHaveLength(7);
         const db = openBoardDb(board);
-        // A read's audit row is committed within a few ms of its answer (AUDIT_FLUSH_MS, SQLite), so the last may trail.
+        // Each call's audit row is committed before its answer, on both stores.
         const tools = await eventually('the three read_log rows', async () => {
           const rows = await db.rows<{ tool: string; outcome: string }>("SELECT tool, outcome FROM audit_log WHERE tool IN ('post','read_log')");
           return rows.filter((t) => t.tool === 'read_log').length >= 3 && rows;

@@ -1,12 +1,13 @@
 // One entry point for every tool call from either face: rate limit, strict input parsing, the board call, the audit row.
 import { createHash } from 'node:crypto';
-import { findTool, IDEMPOTENCY_KEY_PATTERN, IDEMPOTENCY_KEY_TTL_MS, type ToolDefinition } from 'roundtable-shared';
+import { findTool, IDEMPOTENCY_KEY_PATTERN, IDEMPOTENCY_KEY_TTL_MS, LIMITS, type ToolDefinition } from 'roundtable-shared';
 import type { z } from 'zod';
 import type { Agent } from '../agents.js';
-import { asBoardError, InvalidInput, NotFound, RateLimited } from '../errors.js';
+import { asBoardError, InvalidInput, NotFound, RateLimited, Unavailable, type BoardError } from '../errors.js';
 import { log, logger } from '../log.js';
 import type { RateLimit } from '../rate-limit.js';
-import { AuditTicket, IdempotencyKeyTaken, type BoardStore } from '../store/store.js';
+import { withCallDeadline } from '../store/call-deadline.js';
+import { AuditTicket, IdempotencyKeyTaken, type BoardStore, type LeaseRenewal } from '../store/store.js';
 import type { Board, CallContext, IdempotencyClaim } from './board.js';
 import type { Leases } from './leases.js';
 import type { Presence } from './presence.js';
@@ -34,7 +35,16 @@ export interface ToolDispatcherOptions {
   readonly leases: Leases;
   readonly limiter: RateLimit;
   readonly reservations: PathReservations;
+  /** ROUNDTABLE_DB_DEADLINE: how long one call's database work may take (default 10 s). */
+  readonly callDeadlineMs?: number;
 }
+
+const DEFAULT_CALL_DEADLINE_MS = 10_000;
+/**
+ * wait_for_activity keeps its own timeout whatever the database does: its database work (the looks at the board before
+ * and after, the audit row) must be done this soon after the timeout, or the call is answered `unavailable`.
+ */
+export const WAIT_GRACE_MS = 1_000;
 
 export class ToolDispatcher {
   private readonly handlers: Readonly<Record<string, Handler>>;
@@ -69,8 +79,22 @@ export class ToolDispatcher {
     };
   }
 
-  /** Runs one tool call for an authenticated agent; throws a BoardError, never anything else. */
-  async call(agent: Agent, toolName: string, args: unknown, options: CallOptions = {}): Promise<Record<string, unknown>> {
+  /**
+   * Runs one tool call for an authenticated agent; throws a BoardError, never anything else. Every database round trip
+   * it makes ends by the call's deadline (ROUNDTABLE_DB_DEADLINE; a wait's own timeout and a little more).
+   */
+  call(agent: Agent, toolName: string, args: unknown, options: CallOptions = {}): Promise<Record<string, unknown>> {
+    return withCallDeadline(Date.now() + this.budgetMs(toolName, args), () => this.run(agent, toolName, args, options));
+  }
+
+  private budgetMs(toolName: string, args: unknown): number {
+    if (toolName !== 'wait_for_activity') return this.options.callDeadlineMs ?? DEFAULT_CALL_DEADLINE_MS;
+    const asked = (args as { timeout_s?: unknown } | null)?.timeout_s;
+    const timeoutS = typeof asked === 'number' && asked >= 0 && asked <= LIMITS.waitMaxS ? asked : LIMITS.waitDefaultS;
+    return timeoutS * 1000 + WAIT_GRACE_MS;
+  }
+
+  private async run(agent: Agent, toolName: string, args: unknown, options: CallOptions): Promise<Record<string, unknown>> {
     const tool = findTool(toolName);
     const handler = this.handlers[toolName];
     const taskId = taskIdOf(args);
@@ -78,6 +102,13 @@ export class ToolDispatcher {
     let auditTaskId = taskId;
     // A successful write records its audit row in its own transaction; everything else is appended below.
     let ticket: AuditTicket | undefined;
+    let renewal: LeaseRenewal | undefined;
+    // Where a failure came: before the handler and after a read nothing was changed, whatever the database said.
+    let stage: 'before' | 'handler' | 'after' = 'before';
+    let output: Record<string, unknown> | undefined;
+    let failure: BoardError | undefined;
+    /** The call's own row was sent and its commit never answered: it may be in the log already. */
+    let rowMayStand = false;
     const started = performance.now();
     try {
       if (!tool || !handler) throw new NotFound(`no tool is called "${toolName}"; tools/list shows the tools there are`);
@@ -85,55 +116,68 @@ export class ToolDispatcher {
       if (wait > 0) throw new RateLimited(wait);
       const input = parseInput(tool, args);
       const claim = options.idempotencyKey !== undefined && tool.mutates ? idempotencyClaim(agent, tool, input, options.idempotencyKey) : undefined;
-      if (claim) {
-        const replayed = await this.replay(claim);
-        if (replayed) {
-          outcome = 'replayed';
-          auditTaskId ??= taskIdOf(replayed['task']);
-          return replayed;
-        }
-      }
-      if (tool.mutates) ticket = new AuditTicket({ agent: agent.name, tool: tool.name, taskId: taskId ?? null });
-      let output: Record<string, unknown>;
-      try {
-        output = await handler(agent, input as never, {
-          ...(claim && { idempotency: claim }),
-          ...(ticket && { audit: ticket }),
-          ...(options.signal && { signal: options.signal }),
-        });
-      } catch (error) {
-        // A concurrent request with the same key won; ours was rolled back, so answer with its response.
-        if (!(error instanceof IdempotencyKeyTaken) || !claim) throw error;
-        output = (await this.replay(claim))!;
+      // A successful call shows the agent is alive: it renews every claim the agent holds (at most once per
+      // renewEveryMs), in the call's own commit, so a renewal never fails unseen: the call fails with it.
+      if (options.renewsLeases !== false) renewal = this.options.leases.renewalDue(agent.name);
+      output = claim ? await this.replay(claim) : undefined;
+      if (output) {
         outcome = 'replayed';
+        auditTaskId ??= taskIdOf(output['task']);
+      } else {
+        if (tool.mutates) ticket = new AuditTicket({ agent: agent.name, tool: tool.name, taskId: taskId ?? null }, renewal);
+        stage = 'handler';
+        try {
+          output = await handler(agent, input as never, {
+            ...(claim && { idempotency: claim }),
+            ...(ticket && { audit: ticket }),
+            ...(options.signal && { signal: options.signal }),
+          });
+        } catch (error) {
+          // A concurrent request with the same key won; ours was rolled back, so answer with its response.
+          if (!(error instanceof IdempotencyKeyTaken) || !claim) throw error;
+          stage = 'after';
+          output = (await this.replay(claim))!;
+          outcome = 'replayed';
+        }
+        auditTaskId ??= taskIdOf(output['task']);
       }
-      auditTaskId ??= taskIdOf(output['task']);
-      return output;
+      // The row of a call that wrote nothing (a read, a replay), with its renewal, is durable before the answer: a
+      // call answered without its row would break docs/SPEC.md §7, so if the row cannot be written the call fails.
+      if (!ticket?.written) {
+        if (stage === 'before' || !tool.mutates || outcome === 'replayed') stage = 'after';
+        await this.options.store.appendAudit({ agent: agent.name, tool: tool.name, taskId: auditTaskId ?? null, outcome }, renewal).catch((error: unknown) => {
+          // Its commit went unanswered, so the row may stand: no failure row may follow it.
+          if (error instanceof Unavailable && error.applied === 'unknown') rowMayStand = true;
+          throw error;
+        });
+      }
     } catch (error) {
-      const boardError = asBoardError(error);
-      if (boardError !== error) log.error('tool call failed unexpectedly', { tool: toolName, agent: agent.name, error: String((error as Error)?.stack ?? error) });
-      outcome = boardError.code;
-      // A failed write was rolled back, its audit row with it: the failure row below is the call's only row.
-      ticket = undefined;
-      throw boardError;
-    } finally {
-      // A successful call shows the agent is alive: it renews every claim the agent holds, before it is answered
-      // (at most once per renewEveryMs, so this rarely waits for a commit).
-      if ((outcome === 'ok' || outcome === 'replayed') && options.renewsLeases !== false) await this.renewLeases(agent);
-      logger.info(
-        { request_id: options.requestId, agent: agent.name, tool: tool?.name ?? 'unknown_tool', task_id: auditTaskId, outcome, duration_ms: Math.round((performance.now() - started) * 10) / 10 },
-        'tool call',
-      );
-      if (!ticket?.written || outcome !== 'ok') {
-        await this.options.store
-          .appendAudit({ agent: agent.name, tool: tool ? tool.name : 'unknown_tool', taskId: auditTaskId ?? null, outcome })
-          .catch((error: unknown) => log.error('audit write failed', { tool: toolName, error: String(error) }));
-      }
+      failure = asBoardError(error);
+      if (failure !== error) log.error('tool call failed unexpectedly', { tool: toolName, agent: agent.name, error: String((error as Error)?.stack ?? error) });
+      // Nothing of the call's own was sent yet, or all it did was read: whatever the database said, nothing changed.
+      if (failure instanceof Unavailable && (stage === 'before' || (stage === 'after' && (!tool?.mutates || outcome === 'replayed')))) failure = failure.unchanged();
+      if (renewal) this.options.leases.renewalFailed(renewal);
+      outcome = failure.code;
     }
-  }
-
-  private async renewLeases(agent: Agent): Promise<void> {
-    await this.options.leases.renew(agent.name)?.catch((error: unknown) => log.error('lease renewal failed', { agent: agent.name, error: String(error) }));
+    logger.info(
+      { request_id: options.requestId, agent: agent.name, tool: tool?.name ?? 'unknown_tool', task_id: auditTaskId, outcome, duration_ms: Math.round((performance.now() - started) * 10) / 10 },
+      'tool call',
+    );
+    if (!failure) return output!;
+    const row = { agent: agent.name, tool: tool ? tool.name : 'unknown_tool', taskId: auditTaskId ?? null, outcome };
+    // A change whose commit went unanswered may stand, with its own `ok` row, and so may a read's row whose commit
+    // went unanswered: a failure row beside it would be a second row for one call. The log keeps the call instead
+    // (docs/SPEC.md §7).
+    if (rowMayStand || (failure instanceof Unavailable && failure.applied === 'unknown')) {
+      log.error('audit row not written: a commit of this call went unanswered, so its row may stand; no second row is written', auditFields(row));
+      throw failure;
+    }
+    // A failed write was rolled back, its audit row with it: this row is the call's only one.
+    await this.options.store.appendAudit(row).catch((error: unknown) => {
+      // The database that could not take the call cannot take its row either: the log keeps it (docs/SPEC.md §7).
+      log.error('audit row not written: the database could not take it (or never answered its commit); this line stands for it', { ...auditFields(row), error: reasonOf(error) });
+    });
+    throw failure;
   }
 
   private async replay(claim: IdempotencyClaim): Promise<Record<string, unknown> | undefined> {
@@ -146,6 +190,15 @@ export class ToolDispatcher {
     }
     return JSON.parse(stored.response) as Record<string, unknown>;
   }
+}
+
+function auditFields(row: { agent: string; tool: string; taskId: number | null; outcome: string }): Record<string, unknown> {
+  return { agent: row.agent, tool: row.tool, task_id: row.taskId, outcome: row.outcome };
+}
+
+/** Why a row could not be written, in our words: an Unavailable's reason, or only the class of anything else. */
+function reasonOf(error: unknown): string {
+  return error instanceof Unavailable ? error.reason : error instanceof Error ? error.name : 'unknown';
 }
 
 function idempotencyClaim(agent: Agent, tool: ToolDefinition, input: unknown, key: string): IdempotencyClaim {

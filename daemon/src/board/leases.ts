@@ -3,7 +3,7 @@
 import type { HeartbeatAnswer } from 'roundtable-shared';
 import type { EventBus } from '../events.js';
 import { log } from '../log.js';
-import type { BoardStore, ExpiredLease } from '../store/store.js';
+import type { BoardStore, ExpiredLease, LeaseRenewal } from '../store/store.js';
 
 /** The longest the sweep sleeps by default: a safety net only, since one daemon learns of every lease it grants. */
 const MAX_SLEEP_MS = 60_000;
@@ -67,10 +67,28 @@ export class Leases {
    * nothing to do, so the common case costs a map lookup and no promise.
    */
   renew(agent: string, now = Date.now()): Promise<number> | undefined {
+    const renewal = this.renewalDue(agent, now);
+    if (!renewal) return undefined;
+    return this.options.store.renewLeases(agent, renewal.until, renewal.now).catch((error: unknown) => {
+      this.renewalFailed(renewal);
+      throw error;
+    });
+  }
+
+  /**
+   * The renewal a call by `agent` carries, unless its leases were renewed within renewEveryMs. Counted as done at
+   * once, so concurrent calls do not each carry one; a call whose renewal could not be written says so with
+   * renewalFailed, and the agent's next call carries it again.
+   */
+  renewalDue(agent: string, now = Date.now()): LeaseRenewal | undefined {
     const last = this.lastRenewal.get(agent);
     if (last !== undefined && now - last < this.renewEveryMs) return undefined;
     this.lastRenewal.set(agent, now);
-    return this.options.store.renewLeases(agent, new Date(now + this.options.ttlMs).toISOString(), new Date(now).toISOString());
+    return { agent, until: new Date(now + this.options.ttlMs).toISOString(), now: new Date(now).toISOString() };
+  }
+
+  renewalFailed(renewal: LeaseRenewal): void {
+    if (this.lastRenewal.get(renewal.agent) === Date.parse(renewal.now)) this.lastRenewal.delete(renewal.agent);
   }
 
   /** POST /api/v1/heartbeat: renews, then says what the agent holds and how often to beat. */

@@ -1,6 +1,6 @@
 // Chooses the board's store from the config: PostgreSQL when ROUNDTABLE_DATABASE_URL is set, else the SQLite file.
 import type Database from 'better-sqlite3';
-import type postgres from 'postgres';
+import type { Sql } from './postgres/connection.js';
 import type { Config } from '../config.js';
 import { lockDatabase } from '../db-lock.js';
 import type { SharedState } from './postgres/shared.js';
@@ -13,7 +13,7 @@ export interface OpenedStore {
   /** On PostgreSQL: what several daemons on the board share (events, rate limits, web sessions); else undefined. */
   readonly shared: SharedState | undefined;
   /** On PostgreSQL: the pool, for what lives beside the board (the agents table); else undefined. */
-  readonly pg: postgres.Sql | undefined;
+  readonly pg: Sql | undefined;
   /** Closes the store and lets go of the SQLite file's lock. */
   close(): Promise<void>;
 }
@@ -22,7 +22,8 @@ export async function openStore(config: Config): Promise<OpenedStore> {
   if (config.databaseUrl) {
     // Loaded only when asked for, so a SQLite board never reads the PostgreSQL driver.
     const [{ PostgresStore }, { startSharedState }] = await Promise.all([import('./postgres/index.js'), import('./postgres/shared.js')]);
-    const store = await PostgresStore.open({ url: config.databaseUrl });
+    const { callMs: requestMs, statementMs, poolWaitMs } = config.deadlines;
+    const store = await PostgresStore.open({ url: config.databaseUrl, deadlines: { requestMs, statementMs, poolWaitMs } });
     let shared: SharedState;
     try {
       shared = await startSharedState(store.sql);
@@ -45,7 +46,7 @@ export async function openStore(config: Config): Promise<OpenedStore> {
   const unlock = lockDatabase(config.dbPath);
   try {
     const { SqliteStore } = await import('./sqlite/index.js');
-    const store = new SqliteStore({ path: config.dbPath });
+    const store = new SqliteStore({ path: config.dbPath, busyTimeoutMs: config.deadlines.busyMs });
     return {
       store,
       sqlite: store.db,

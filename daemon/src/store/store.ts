@@ -157,10 +157,23 @@ export interface ResponseRecord<T> {
   readonly render: (result: T) => string;
 }
 
-/** The audit row of the call making a write; the store inserts it in the write's transaction and marks it written. */
+/** A renewal of every lease `agent` holds, to `until`, riding on one of its calls (docs/SPEC.md §4). */
+export interface LeaseRenewal {
+  readonly agent: string;
+  readonly until: string;
+  readonly now: string;
+}
+
+/**
+ * The audit row of the call making a write, and the lease renewal the call carries if one is due; the store writes
+ * both in the write's transaction and marks the ticket written.
+ */
 export class AuditTicket {
   written = false;
-  constructor(readonly row: { readonly agent: string; readonly tool: string; readonly taskId: number | null }) {}
+  constructor(
+    readonly row: { readonly agent: string; readonly tool: string; readonly taskId: number | null },
+    readonly renewal?: LeaseRenewal,
+  ) {}
 }
 
 /** What a write records beside the change, in the same transaction. */
@@ -323,7 +336,11 @@ export interface BoardStore {
   findResponse(agent: string, key: string, expiredBefore: string): Promise<StoredResponse | undefined>;
   /** Deletes recorded responses older than the given time; returns how many. */
   purgeResponses(olderThan: string): Promise<number>;
-  appendAudit(row: AuditRow): Promise<void>;
+  /**
+   * The row of a call that wrote nothing (a read, a replay, a refusal), with the lease renewal the call carries, in
+   * one commit; resolved once both are durable, so a call is answered only once its row stands (Unavailable if not).
+   */
+  appendAudit(row: AuditRow, renewal?: LeaseRenewal): Promise<void>;
   /** When each named agent last called a tool (absent if never). */
   lastSeen(names: readonly string[]): Promise<Map<string, string>>;
   countTasksByStatus(): Promise<Record<TaskStatus, number>>;

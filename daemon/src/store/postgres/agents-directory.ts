@@ -1,7 +1,7 @@
 // The agents directory on PostgreSQL (migrations-pg/003_agents.sql): read as the same JSON agents.json holds, replaced
 // whole in one transaction, and announced with NOTIFY so every daemon reloads at once. The rules (one leader, unique
 // names, ...) are not checked here: the caller checks the whole result before it hands it over (agents-admin.ts).
-import type postgres from 'postgres';
+import type { Sql } from './connection.js';
 import { transaction, type Db, type Tx } from './connection.js';
 
 export const AGENTS_CHANNEL = 'roundtable_agents';
@@ -37,7 +37,7 @@ async function replaceDirectory(tx: Tx, directory: StoredDirectory): Promise<voi
   await tx`DELETE FROM agents`;
   for (const [position, a] of directory.agents.entries()) {
     await tx`INSERT INTO agents (name, position, role, skills, toolsets, token_sha256)
-      VALUES (${a.name}, ${position}, ${a.role}, ${tx.json(a.skills)}, ${a.toolsets ? tx.json(a.toolsets) : null}, ${a.token_sha256})`;
+      VALUES (${a.name}, ${position}, ${a.role}, ${JSON.stringify(a.skills)}, ${a.toolsets ? JSON.stringify(a.toolsets) : null}, ${a.token_sha256})`;
   }
   await tx`INSERT INTO agents_mode (only_row, mode) VALUES (TRUE, ${directory.mode}) ON CONFLICT (only_row) DO UPDATE SET mode = excluded.mode`;
   // Delivered on COMMIT, to every daemon's LISTEN.
@@ -49,7 +49,7 @@ async function replaceDirectory(tx: Tx, directory: StoredDirectory): Promise<voi
  * all in one transaction. `edit` may run more than once (a retried transaction), so it must only decide.
  */
 export async function editDirectory<T>(
-  sql: postgres.Sql,
+  sql: Sql,
   edit: (current: StoredDirectory | undefined) => { readonly result: T; readonly write?: StoredDirectory },
 ): Promise<T> {
   return transaction(sql, async (tx) => {
@@ -61,7 +61,7 @@ export async function editDirectory<T>(
 }
 
 /** Calls `changed` on every NOTIFY from an edit, and each time the listening connection (re)connects. */
-export async function listenForAgentChanges(sql: postgres.Sql, changed: (reason: string) => void): Promise<() => Promise<void>> {
+export async function listenForAgentChanges(sql: Sql, changed: (reason: string) => void): Promise<() => Promise<void>> {
   const meta = await sql.listen(
     AGENTS_CHANNEL,
     () => changed('agents table changed'),

@@ -1,10 +1,20 @@
 // The audit log on PostgreSQL: one row per tool call, append-only (a trigger refuses UPDATE, DELETE and TRUNCATE).
-import type { AuditRow, WriteExtras } from '../store.js';
+import type { AuditRow, LeaseRenewal, WriteExtras } from '../store.js';
 import type { Db, Tx } from './connection.js';
 import { recordResponse } from './idempotency.js';
+import { renewalStatement, renewLeases } from './leases.js';
 
-export async function appendAudit(db: Db, row: AuditRow): Promise<void> {
-  await db`INSERT INTO audit_log (at, agent, tool, task_id, outcome) VALUES (${new Date().toISOString()}, ${row.agent}, ${row.tool}, ${row.taskId}, ${row.outcome})`;
+/** The row and the renewal in one statement: one commit, so neither stands without the other. */
+let auditAndRenewal: string | undefined;
+
+export async function appendAudit(db: Db, row: AuditRow, renewal: LeaseRenewal | undefined): Promise<void> {
+  const at = new Date().toISOString();
+  if (!renewal) {
+    await db`INSERT INTO audit_log (at, agent, tool, task_id, outcome) VALUES (${at}, ${row.agent}, ${row.tool}, ${row.taskId}, ${row.outcome})`;
+    return;
+  }
+  auditAndRenewal ??= `WITH renewed AS (${renewalStatement(6)}) INSERT INTO audit_log (at, agent, tool, task_id, outcome) VALUES ($1, $2, $3, $4, $5)`;
+  await db.unsafe(auditAndRenewal, [at, row.agent, row.tool, row.taskId, row.outcome, renewal.agent, renewal.until, renewal.now], { prepare: true });
 }
 
 export async function lastSeen(db: Db, names: readonly string[]): Promise<Map<string, string>> {
@@ -22,10 +32,11 @@ export async function lastSeen(db: Db, names: readonly string[]): Promise<Map<st
  */
 export async function recordExtras<T>(tx: Tx, extras: WriteExtras<T> | undefined, result: T, taskId: number | null): Promise<T> {
   const audit = extras?.audit;
-  // Sent together (postgres.js pipelines the statements of one transaction): one round trip for both.
+  // Sent together (the pool pipelines the statements of one transaction): one round trip for all.
   await Promise.all([
     recordResponse(tx, extras?.response, result),
     audit && tx`INSERT INTO audit_log (at, agent, tool, task_id, outcome) VALUES (${new Date().toISOString()}, ${audit.row.agent}, ${audit.row.tool}, ${audit.row.taskId ?? taskId}, 'ok')`,
+    audit?.renewal && renewLeases(tx, audit.renewal.agent, audit.renewal.until, audit.renewal.now),
   ]);
   if (audit) audit.written = true;
   return result;

@@ -1,9 +1,9 @@
 // `roundtable migrate --to postgres://…`: copies a SQLite board, audit log included, into an empty PostgreSQL
 // database in one transaction, then checks that every table holds as many rows on both sides.
 import type Database from 'better-sqlite3';
-import type postgres from 'postgres';
+import type { Sql } from './connection.js';
 import { MigrationRefused } from '../migration-refused.js';
-import { openPool } from './connection.js';
+import { MAINTENANCE_DEADLINES, openPool } from './connection.js';
 import { migratePostgres } from './migrate.js';
 
 /** Parents before children, so every foreign key finds its row. */
@@ -33,7 +33,7 @@ export interface CopyReport {
   readonly rows: Record<string, number>;
 }
 
-async function isEmpty(sql: postgres.Sql): Promise<string | undefined> {
+async function isEmpty(sql: Sql): Promise<string | undefined> {
   for (const table of TABLES) {
     const [row] = await sql.unsafe(`SELECT EXISTS (SELECT 1 FROM ${table}) AS any`);
     if (row?.['any']) return table;
@@ -42,7 +42,7 @@ async function isEmpty(sql: postgres.Sql): Promise<string | undefined> {
 }
 
 export async function copyBoard(source: Database.Database, url: string): Promise<CopyReport> {
-  const sql = openPool({ url, max: 1 });
+  const sql = openPool({ url, max: 1, deadlines: MAINTENANCE_DEADLINES });
   try {
     await migratePostgres(sql);
     const busy = await isEmpty(sql);
@@ -56,14 +56,17 @@ export async function copyBoard(source: Database.Database, url: string): Promise
           const columns = (source.prepare(`SELECT name FROM pragma_table_info('${table}')`).pluck().all() as string[]);
           const booleans = BOOLEAN_COLUMNS[table] ?? [];
           let copied = 0;
-          let batch: Array<Record<string, postgres.ParameterOrJSON<never>>> = [];
+          let batch: Array<Record<string, unknown>> = [];
           const flush = async () => {
             if (batch.length === 0) return;
-            await tx`INSERT INTO ${tx(table)} ${tx(batch, columns)}`;
+            // One multi-row INSERT per batch: the names come from SQLite's own schema, every value is a parameter.
+            const params: unknown[] = [];
+            const tuples = batch.map((row) => `(${columns.map((c) => `$${params.push(row[c] ?? null)}`).join(', ')})`);
+            await tx.unsafe(`INSERT INTO ${table} (${columns.map((c) => `"${c}"`).join(', ')}) VALUES ${tuples.join(', ')}`, params);
             copied += batch.length;
             batch = [];
           };
-          for (const row of source.prepare(`SELECT ${columns.map((c) => `"${c}"`).join(', ')} FROM ${table}`).iterate() as IterableIterator<Record<string, postgres.ParameterOrJSON<never>>>) {
+          for (const row of source.prepare(`SELECT ${columns.map((c) => `"${c}"`).join(', ')} FROM ${table}`).iterate() as IterableIterator<Record<string, unknown>>) {
             for (const column of booleans) row[column] = row[column] === 1;
             batch.push(row);
             if (batch.length >= BATCH) await flush();

@@ -2,6 +2,7 @@
 // daemons wake each other's waiters through it). It only reads; the URL's credentials are never printed.
 import { randomBytes } from 'node:crypto';
 import type { CheckResult } from '../../doctor.js';
+import { Unavailable } from '../../errors.js';
 import { openPool } from './connection.js';
 import { PG_SCHEMA_VERSION, schemaVersion } from './migrate.js';
 
@@ -14,11 +15,13 @@ export async function checkPostgres(url: string, shown: string): Promise<CheckRe
     try {
       version = await schemaVersion(sql);
     } catch (error) {
-      const code = (error as { code?: string }).code ?? '';
+      // The driver's own error (ECONNREFUSED, an authentication failure, ...) when the store wrapped it.
+      const cause = error instanceof Unavailable && error.cause !== undefined ? error.cause : error;
+      const code = (cause as { code?: string }).code ?? '';
       return {
         name: 'database',
         status: 'fail',
-        detail: `cannot connect to ${shown}: ${code || (error as Error).message}`,
+        detail: `cannot connect to ${shown}: ${code || (cause as Error).message}`,
         fix: 'check ROUNDTABLE_DATABASE_URL (host, port, database, user and password), and that PostgreSQL accepts connections from this machine (pg_hba.conf)',
       };
     }

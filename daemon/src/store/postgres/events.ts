@@ -2,7 +2,8 @@
 // on the same database with NOTIFY; each daemon LISTENs and delivers what the others sent. Payloads are ids, names and
 // states only (events.ts), well under PostgreSQL's 8000-byte limit. What is sent while the listening connection is
 // down is not kept for it, so after it reconnects every local waiter and live page is told to read the board again.
-import type postgres from 'postgres';
+import type { Sql } from './connection.js';
+import type { ListenHandle } from './listener.js';
 import { LocalEventBus, type BoardEvent, type BoardEventListener, type EventBus } from '../../events.js';
 import { log } from '../../log.js';
 
@@ -26,14 +27,14 @@ type Envelope =
 
 export class PostgresEventBus implements EventBus {
   private readonly local = new LocalEventBus();
-  private listening: postgres.ListenMeta | undefined;
+  private listening: ListenHandle | undefined;
   private resyncing: NodeJS.Timeout | undefined;
   /** Events of this turn of the event loop, each already serialized, sent together when it ends. */
   private outgoing: string[] = [];
   private flushing: NodeJS.Immediate | undefined;
 
   private constructor(
-    private readonly sql: postgres.Sql,
+    private readonly sql: Sql,
     private readonly daemonId: string,
   ) {}
 
@@ -41,7 +42,7 @@ export class PostgresEventBus implements EventBus {
    * Starts listening before it returns, so nothing another daemon publishes after start-up is missed. The driver
    * re-establishes a dropped listening connection by itself and calls back each time it listens again: a `resync`.
    */
-  static async start(sql: postgres.Sql, daemonId: string): Promise<PostgresEventBus> {
+  static async start(sql: Sql, daemonId: string): Promise<PostgresEventBus> {
     const bus = new PostgresEventBus(sql, daemonId);
     let listened = false;
     bus.listening = await sql.listen(

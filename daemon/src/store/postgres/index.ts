@@ -1,6 +1,5 @@
 // The board store on PostgreSQL: several daemons share one database. Each method is one transaction that runs the
 // same pure rules as the SQLite store; the SQL lives in one file per concern beside this one.
-import type postgres from 'postgres';
 import type { Message, Reservation, Task, TaskStatus, TaskSummary } from 'roundtable-shared';
 import type {
   AuditRow,
@@ -14,6 +13,7 @@ import type {
   ExpiredLease,
   Holding,
   InstanceLease,
+  LeaseRenewal,
   LeaseView,
   NewMessage,
   NewRoomMessage,
@@ -32,7 +32,7 @@ import type {
 } from '../store.js';
 import * as agents from './agents.js';
 import * as audit from './audit.js';
-import { openPool, transaction, type Tx } from './connection.js';
+import { MAINTENANCE_DEADLINES, openPool, transaction, type Deadlines, type Sql, type Tx } from './connection.js';
 import * as graph from './dependencies.js';
 import * as idempotency from './idempotency.js';
 import * as leases from './leases.js';
@@ -44,21 +44,24 @@ import * as tasks from './tasks.js';
 export interface PostgresStoreOptions {
   readonly url: string;
   readonly poolSize?: number;
+  readonly deadlines?: Deadlines;
 }
 
 export class PostgresStore implements BoardStore {
-  private constructor(readonly sql: postgres.Sql) {}
+  private constructor(readonly sql: Sql) {}
 
   /** Connects, brings the schema up to date (or refuses a newer one), and returns the store. */
   static async open(options: PostgresStoreOptions): Promise<PostgresStore> {
-    const sql = openPool({ url: options.url, ...(options.poolSize !== undefined && { max: options.poolSize }) });
+    // Migrations may take long on a large board: they run on a connection of their own, without the calls' deadlines.
+    const maintenance = openPool({ url: options.url, max: 1, deadlines: MAINTENANCE_DEADLINES });
     try {
-      await migratePostgres(sql);
-    } catch (error) {
-      await sql.end({ timeout: 1 });
-      throw error;
+      await migratePostgres(maintenance);
+    } finally {
+      await maintenance.end({ timeout: 1 });
     }
-    return new PostgresStore(sql);
+    return new PostgresStore(
+      openPool({ url: options.url, ...(options.poolSize !== undefined && { max: options.poolSize }), ...(options.deadlines && { deadlines: options.deadlines }) }),
+    );
   }
 
   private write<T>(body: (tx: Tx) => Promise<T>): Promise<T> {
@@ -120,8 +123,8 @@ export class PostgresStore implements BoardStore {
     return idempotency.purgeResponses(this.sql, olderThan);
   }
 
-  appendAudit(row: AuditRow): Promise<void> {
-    return audit.appendAudit(this.sql, row);
+  appendAudit(row: AuditRow, renewal?: LeaseRenewal): Promise<void> {
+    return audit.appendAudit(this.sql, row, renewal);
   }
   lastSeen(names: readonly string[]): Promise<Map<string, string>> {
     return audit.lastSeen(this.sql, names);
@@ -192,6 +195,6 @@ export class PostgresStore implements BoardStore {
   }
 
   async close(): Promise<void> {
-    await this.sql.end({ timeout: 5 });
+    await this.sql.end({ timeout: 1 });
   }
 }

@@ -25,9 +25,18 @@ export async function expireLeases(tx: Tx, at: string): Promise<ExpiredLease[]> 
   return expired;
 }
 
+/**
+ * The renewal with its parameters from `$first`: the agent, the new expiry, now. Leases that have not lapsed move
+ * forward, never back.
+ */
+export function renewalStatement(first = 1): string {
+  const [agent, until, now] = [`$${first}`, `$${first + 1}`, `$${first + 2}`];
+  return `UPDATE tasks SET lease_expires_at = ${until}
+    WHERE assignee = ${agent} AND status = 'claimed' AND lease_expires_at > ${now} AND lease_expires_at < ${until}`;
+}
+
 export async function renewLeases(db: Db, agent: string, until: string, at: string): Promise<number> {
-  return (await db`UPDATE tasks SET lease_expires_at = ${until}
-    WHERE assignee = ${agent} AND status = 'claimed' AND lease_expires_at > ${at} AND lease_expires_at < ${until}`).count;
+  return (await db.unsafe(renewalStatement(), [agent, until, at], { prepare: true })).count;
 }
 
 export async function leasesHeldBy(db: Db, agent: string): Promise<LeaseView[]> {

@@ -1,6 +1,6 @@
 // PostgreSQL's own numbered migrations (daemon/migrations-pg/), each in one transaction; a newer schema is refused.
 // Several daemons may start at once: an advisory lock lets one migrate while the others wait, then find nothing to do.
-import type postgres from 'postgres';
+import type { Sql } from './connection.js';
 import { codeSchemaVersion, readMigrations, SchemaTooNew } from '../migration-files.js';
 
 /** Any fixed number: the key of the advisory lock migrations hold. */
@@ -9,14 +9,14 @@ const MIGRATION_LOCK = 7_316_001;
 export const PG_SCHEMA_VERSION = codeSchemaVersion(readMigrations('migrations-pg'));
 
 /** The schema version the database is at (0 when it has none). */
-export async function schemaVersion(sql: postgres.Sql): Promise<number> {
+export async function schemaVersion(sql: Sql): Promise<number> {
   const [exists] = await sql`SELECT to_regclass('schema_version') IS NOT NULL AS present`;
   if (!exists?.['present']) return 0;
   const [row] = await sql`SELECT COALESCE(MAX(version), 0)::int AS v FROM schema_version`;
   return Number(row?.['v'] ?? 0);
 }
 
-export async function migratePostgres(sql: postgres.Sql): Promise<number> {
+export async function migratePostgres(sql: Sql): Promise<number> {
   await sql.begin(async (tx) => {
     await tx`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`;
     await tx`CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)`;

@@ -1,6 +1,6 @@
 // Tool-call rate limits shared by every daemon on the database: the same token bucket as rate-limit.ts, kept in a
 // row and updated in one statement on the database's clock, so an agent has one budget whichever daemon it calls.
-import type postgres from 'postgres';
+import type { Sql } from './connection.js';
 import type { RateLimit } from '../../rate-limit.js';
 
 /** The bucket refilled up to now (old row `b`, the clock in `excluded.updated_ms`), before this take. */
@@ -21,7 +21,7 @@ export class PostgresRateLimiter implements RateLimit {
   private readonly prefix: string;
 
   constructor(
-    private readonly sql: postgres.Sql,
+    private readonly sql: Sql,
     options: { readonly perMinute: number; readonly namespace: string },
   ) {
     this.capacity = options.perMinute;

@@ -1,10 +1,10 @@
 // Web sign-in sessions in the database, so a sign-in through one daemon works through every other (web/sessions.ts).
 // A session is kept under the SHA-256 of its id: the id is the cookie, and the table should not hold credentials.
-import type postgres from 'postgres';
+import type { Sql } from './connection.js';
 import { sessionDigest, SESSIONS_PER_AGENT, type SharedSessions } from '../../web/sessions.js';
 
 export class PostgresSessions implements SharedSessions {
-  constructor(private readonly sql: postgres.Sql) {}
+  constructor(private readonly sql: Sql) {}
 
   async save(id: string, tokenHash: Buffer, expiresAt: number): Promise<void> {
     // Expired sessions go as new ones come, as in memory: an idle board keeps no timer.

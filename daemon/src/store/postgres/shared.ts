@@ -1,15 +1,19 @@
 // What several daemons on one PostgreSQL board share besides the board itself: events, rate limits, web sessions and
 // who is parked waiting on which daemon.
 import { randomUUID } from 'node:crypto';
-import type postgres from 'postgres';
+import type { Sql } from './connection.js';
 import type { SharedWaiting } from '../../board/waiters.js';
 import type { EventBus } from '../../events.js';
 import type { RateLimit } from '../../rate-limit.js';
 import type { SharedSessions } from '../../web/sessions.js';
+import { withCallDeadline } from '../call-deadline.js';
 import { PostgresEventBus } from './events.js';
 import { PostgresRateLimiter } from './rate-limit.js';
 import { PostgresSessions } from './sessions.js';
 import { PostgresWaiting } from './waiting.js';
+
+/** At shutdown, how long removing this daemon's waiting rows may take. */
+const CLOSE_WRITE_MS = 2_000;
 
 export interface SharedState {
   readonly events: EventBus;
@@ -20,7 +24,7 @@ export interface SharedState {
   close(): Promise<void>;
 }
 
-export async function startSharedState(sql: postgres.Sql): Promise<SharedState> {
+export async function startSharedState(sql: Sql): Promise<SharedState> {
   // This daemon among the others: its own notifications are skipped, its waiting rows are its own.
   const daemonId = randomUUID();
   const events = await PostgresEventBus.start(sql, daemonId);
@@ -31,7 +35,8 @@ export async function startSharedState(sql: postgres.Sql): Promise<SharedState> 
     sessions: new PostgresSessions(sql),
     waiting,
     async close() {
-      await waiting.close().catch(() => {});
+      // Its rows would expire within EXPIRE_MS anyway: a stalled database does not hold the shutdown for long.
+      await withCallDeadline(Date.now() + CLOSE_WRITE_MS, () => waiting.close()).catch(() => {});
       await events.close();
     },
   };

@@ -113,7 +113,7 @@ export async function getTask(tx: Tx, id: number, pages: TaskDetailPages = FIRST
 }
 
 /** One page of a task's messages or history in the order asked, and whether more remain past it (as on SQLite). */
-async function pageOf<T>(tx: Tx, table: 'messages' | 'activity', columns: string, task: number, page: ItemPage): Promise<{ rows: T[]; more: boolean }> {
+async function pageOf<T extends object>(tx: Tx, table: 'messages' | 'activity', columns: string, task: number, page: ItemPage): Promise<{ rows: T[]; more: boolean }> {
   if (page.limit === 0) return { rows: [], more: false };
   const query = page.newestFirst
     ? `SELECT ${columns} FROM ${table} WHERE task_id = $1 AND id < $2::bigint ORDER BY id DESC LIMIT $3`

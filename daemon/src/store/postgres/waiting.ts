@@ -1,7 +1,7 @@
 // Who is parked in wait_for_activity on any daemon of the board (table waiting_agents): each daemon writes the whole set
 // of its own waiting agents, one statement, soon after it changes and again every RENEW_MS while it is not empty. The
 // rows expire on the database's clock unless renewed, so a daemon that dies stops counting within EXPIRE_MS.
-import type postgres from 'postgres';
+import type { Sql } from './connection.js';
 import type { SharedWaiting } from '../../board/waiters.js';
 import type { EventBus } from '../../events.js';
 import { log } from '../../log.js';
@@ -38,7 +38,7 @@ export class PostgresWaiting implements SharedWaiting {
   private closed = false;
 
   constructor(
-    private readonly sql: postgres.Sql,
+    private readonly sql: Sql,
     private readonly daemonId: string,
     /** Told of each agent whose shown state changed, after the write: pages on other daemons then read it. */
     private readonly events: EventBus,

@@ -1,21 +1,21 @@
 // The audit log on SQLite: one row per tool call, append-only (triggers refuse UPDATE and DELETE). A write's row is
-// committed with the write; a read's row rides with the next group commit (see appendAudit).
+// committed with the write; any other call's row is committed with the next group, before the call is answered.
 import type Database from 'better-sqlite3';
-import type { AuditRow, WriteExtras } from '../store.js';
+import type { AuditRow, LeaseRenewal, WriteExtras } from '../store.js';
 import type { GroupCommit } from './group-commit.js';
 import type { SqliteIdempotency } from './idempotency.js';
 
 const now = () => new Date().toISOString();
 
 export class SqliteAudit {
-  /** Per agent, the time of its newest audit row appended with a later group (see appendAudit). */
-  private readonly lastDeferredCall = new Map<string, string>();
   private readonly stmt;
 
   constructor(
     db: Database.Database,
     private readonly group: GroupCommit,
     private readonly idempotency: SqliteIdempotency,
+    /** The lease renewal a call carries (sqlite/leases.ts), run in the same savepoint as the call's row. */
+    private readonly renew: (renewal: LeaseRenewal) => void,
   ) {
     this.stmt = {
       insertAudit: db.prepare('INSERT INTO audit_log (at, agent, tool, task_id, outcome) VALUES (?, ?, ?, ?, ?)'),
@@ -23,20 +23,21 @@ export class SqliteAudit {
     };
   }
 
-  /** A read's (or a failed call's) row: committed with the next group, or within AUDIT_FLUSH_MS; never waited for. */
-  appendAudit(row: AuditRow): void {
-    const at = now();
-    // last_seen is read from the audit log; a row still waiting for its group is remembered here meanwhile.
-    if (row.agent !== null) this.lastDeferredCall.set(row.agent, at);
-    this.group.later(() => this.stmt.insertAudit.run(at, row.agent, row.tool, row.taskId, row.outcome));
+  /**
+   * A read's, a replay's or a failed call's row, with the call's lease renewal: one savepoint in the next group
+   * commit, which the call waits for. A row the disk cannot take fails the call rather than vanish after its answer.
+   */
+  appendAudit(row: AuditRow, renewal: LeaseRenewal | undefined): Promise<void> {
+    return this.group.write(() => {
+      this.stmt.insertAudit.run(now(), row.agent, row.tool, row.taskId, row.outcome);
+      if (renewal) this.renew(renewal);
+    });
   }
 
   lastSeen(names: readonly string[]): Map<string, string> {
     const seen = new Map<string, string>();
     for (const name of names) {
-      const stored = this.stmt.lastSeen.get(name) as string | null;
-      const deferred = this.lastDeferredCall.get(name);
-      const at = stored !== null && (deferred === undefined || stored > deferred) ? stored : deferred;
+      const at = this.stmt.lastSeen.get(name) as string | null;
       if (at) seen.set(name, at);
     }
     return seen;
@@ -51,6 +52,7 @@ export class SqliteAudit {
     const audit = extras?.audit;
     if (audit) {
       this.stmt.insertAudit.run(now(), audit.row.agent, audit.row.tool, audit.row.taskId ?? taskId, 'ok');
+      if (audit.renewal) this.renew(audit.renewal);
       audit.written = true;
     }
     return result;

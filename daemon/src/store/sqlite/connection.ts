@@ -1,6 +1,7 @@
 // The SQLite database file and the settings every board runs with: WAL, synchronous=FULL, foreign keys, a page cache.
 import { closeSync, openSync } from 'node:fs';
 import Database from 'better-sqlite3';
+import { Unavailable } from '../../errors.js';
 
 /**
  * Creates a missing database file with mode 600 before SQLite opens it: SQLite would create it 644 less the umask,
@@ -35,4 +36,17 @@ export function openDatabase(options: DatabaseOptions): Database.Database {
   // every call would reread them from the OS. 64 MB holds them (it is an upper bound, taken only as pages are read).
   db.pragma('cache_size = -65536');
   return db;
+}
+
+/**
+ * What a failed write means for the caller. SQLite rolled the write back in each case, so nothing was changed: a full
+ * disk (SQLITE_FULL), or another process holding the file's lock past busy_timeout (SQLITE_BUSY). Anything else is
+ * left as it is (and becomes `internal`).
+ */
+export function storeFailure(error: unknown): unknown {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code !== 'string') return error;
+  if (code === 'SQLITE_FULL') return new Unavailable('disk_full', 'no');
+  if (code === 'SQLITE_BUSY' || code.startsWith('SQLITE_BUSY_')) return new Unavailable('deadline', 'no');
+  return error;
 }

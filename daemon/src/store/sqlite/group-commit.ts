@@ -1,22 +1,10 @@
 // Group commit on SQLite: write calls that arrive together share one transaction and one fsync, each in a savepoint.
 import type Database from 'better-sqlite3';
 
-/**
- * How long a read's audit row may wait for a group to ride with before it is committed on its own. A power cut can
- * lose at most this much of read-audit rows; writes and their audit rows are never held back (docs/SPEC.md §7, §14).
- */
-export const AUDIT_FLUSH_MS = 5;
-
 interface Job {
   readonly work: () => unknown;
   readonly resolve: (value: unknown) => void;
   readonly reject: (error: unknown) => void;
-}
-
-export interface GroupCommitOptions {
-  /** Called when a deferred row (a read's audit row) could not be written; nothing waits for those. */
-  readonly onDeferredError: (error: unknown) => void;
-  readonly flushMs?: number;
 }
 
 /**
@@ -27,26 +15,19 @@ export interface GroupCommitOptions {
  */
 export class GroupCommit {
   private jobs: Job[] = [];
-  private deferred: Array<() => void> = [];
   private scheduled = false;
-  private timer: NodeJS.Timeout | undefined;
   private closed = false;
   private readonly begin: Database.Statement;
   private readonly commit: Database.Statement;
   private readonly rollback: Database.Statement;
   /** Inside the group's transaction better-sqlite3 runs this as SAVEPOINT ... RELEASE, or ROLLBACK TO on a throw. */
   private readonly isolated: (work: () => unknown) => unknown;
-  private readonly flushMs: number;
 
-  constructor(
-    private readonly db: Database.Database,
-    private readonly options: GroupCommitOptions,
-  ) {
+  constructor(private readonly db: Database.Database) {
     this.begin = db.prepare('BEGIN IMMEDIATE');
     this.commit = db.prepare('COMMIT');
     this.rollback = db.prepare('ROLLBACK');
     this.isolated = db.transaction((work: () => unknown) => work());
-    this.flushMs = options.flushMs ?? AUDIT_FLUSH_MS;
   }
 
   /** Runs `work` (synchronous SQL) in the next group; resolves with its result once the group's commit is on disk. */
@@ -61,35 +42,15 @@ export class GroupCommit {
     });
   }
 
-  /** Runs `work` with the next group, or within flushMs if no group comes; nothing waits for it. */
-  later(work: () => void): void {
-    if (this.closed) return;
-    this.deferred.push(work);
-    if (!this.scheduled && !this.timer) this.timer = setTimeout(() => this.flush(), this.flushMs);
-  }
-
   /** Commits whatever is pending now (at close, so nothing queued is lost). */
   flush(): void {
     this.scheduled = false;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
     const jobs = this.jobs;
-    const deferred = this.deferred;
     this.jobs = [];
-    this.deferred = [];
-    if (jobs.length === 0 && deferred.length === 0) return;
+    if (jobs.length === 0) return;
     const outcomes: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> = [];
     try {
       this.begin.run();
-      // Deferred rows first: their calls were answered before these arrived, so the log keeps the order of events.
-      for (const work of deferred) {
-        try {
-          this.isolated(work);
-        } catch (error) {
-          this.options.onDeferredError(error);
-          if (!this.db.inTransaction) throw error;
-        }
-      }
       for (const job of jobs) {
         try {
           outcomes.push({ ok: true, value: this.isolated(job.work) });
@@ -103,7 +64,6 @@ export class GroupCommit {
     } catch (error) {
       if (this.db.inTransaction) this.rollback.run();
       for (const job of jobs) job.reject(error);
-      if (deferred.length > 0) this.options.onDeferredError(error);
       return;
     }
     jobs.forEach((job, i) => {

@@ -2,7 +2,6 @@
 // Each method runs the same pure rules as the PostgreSQL store; the SQL lives in one file per concern beside this one.
 import type Database from 'better-sqlite3';
 import type { Message, Reservation, Task, TaskStatus, TaskSummary } from 'roundtable-shared';
-import { log } from '../../log.js';
 import type {
   AuditRow,
   BoardStore,
@@ -15,6 +14,7 @@ import type {
   ExpiredLease,
   Holding,
   InstanceLease,
+  LeaseRenewal,
   LeaseView,
   NewMessage,
   NewRoomMessage,
@@ -34,7 +34,7 @@ import type {
 import { SqliteActivity } from './activity.js';
 import { SqliteAgents } from './agents.js';
 import { SqliteAudit } from './audit.js';
-import { openDatabase, type DatabaseOptions } from './connection.js';
+import { openDatabase, storeFailure, type DatabaseOptions } from './connection.js';
 import { SqliteDependencies } from './dependencies.js';
 import { GroupCommit } from './group-commit.js';
 import { SqliteIdempotency } from './idempotency.js';
@@ -63,11 +63,12 @@ export class SqliteStore implements BoardStore {
     const db = openDatabase(options);
     this.db = db;
     migrate(db);
-    this.group = new GroupCommit(db, { onDeferredError: (error) => log.error('audit write failed', { error: String(error) }) });
+    this.group = new GroupCommit(db);
     // Each concern prepares its statements once, here.
     const activity = new SqliteActivity(db);
     this.idempotency = new SqliteIdempotency(db);
-    this.audit = new SqliteAudit(db, this.group, this.idempotency);
+    // The renewal a call carries runs with its audit row; the leases concern is made below, so it is looked up then.
+    this.audit = new SqliteAudit(db, this.group, this.idempotency, (r) => this.leases.renewLeases(r.agent, r.until, r.now));
     this.graph = new SqliteDependencies(db);
     this.reservations = new SqliteReservations(db, activity, this.audit);
     this.tasks = new SqliteTasks(db, { activity, audit: this.audit, graph: this.graph, reservations: this.reservations });
@@ -78,7 +79,9 @@ export class SqliteStore implements BoardStore {
 
   /** Runs `work` in the next group commit; resolves once that commit is on disk. */
   private write<T>(work: () => T): Promise<T> {
-    return this.group.write(work);
+    return this.group.write(work).catch((error: unknown) => {
+      throw storeFailure(error);
+    });
   }
 
   /** A consistent snapshot for reads that take several statements. */
@@ -136,8 +139,10 @@ export class SqliteStore implements BoardStore {
     return this.write(() => this.idempotency.purgeResponses(olderThan));
   }
 
-  async appendAudit(row: AuditRow): Promise<void> {
-    this.audit.appendAudit(row);
+  appendAudit(row: AuditRow, renewal?: LeaseRenewal): Promise<void> {
+    return this.audit.appendAudit(row, renewal).catch((error: unknown) => {
+      throw storeFailure(error);
+    });
   }
   async lastSeen(names: readonly string[]): Promise<Map<string, string>> {
     return this.audit.lastSeen(names);
