@@ -6,12 +6,13 @@ import type { Agent } from '../agents.js';
 import { asBoardError, InvalidInput, NotFound, RateLimited } from '../errors.js';
 import { log, logger } from '../log.js';
 import type { RateLimit } from '../rate-limit.js';
-import { AuditTicket, IdempotencyKeyTaken, type BoardStore } from '../store/store.js';
+import { AuditTicket, IdempotencyKeyTaken, type BoardStore, type Face } from '../store/store.js';
 import type { Board, CallContext, IdempotencyClaim } from './board.js';
 import type { Leases } from './leases.js';
 import type { Presence } from './presence.js';
 import type { PathReservations } from './reservations.js';
 import type { Room } from './room.js';
+import { requirePageActor } from './rules.js';
 
 type Handler = (agent: Agent, input: never, ctx: CallContext) => Promise<Record<string, unknown>>;
 
@@ -24,6 +25,8 @@ export interface CallOptions {
   readonly signal?: AbortSignal;
   /** False for a watcher's calls (WATCHER_HEADER): they are no sign that the agent lives, so they renew no lease. */
   readonly renewsLeases?: boolean;
+  /** The face the call came through, kept in its audit row; 'web' calls are an owner's page actions. */
+  readonly face?: Face;
 }
 
 export interface ToolDispatcherOptions {
@@ -83,6 +86,7 @@ export class ToolDispatcher {
       if (!tool || !handler) throw new NotFound(`no tool is called "${toolName}"; tools/list shows the tools there are`);
       const wait = await this.options.limiter.take(agent.name);
       if (wait > 0) throw new RateLimited(wait);
+      if (options.face === 'web') requirePageActor(agent);
       const input = parseInput(tool, args);
       const claim = options.idempotencyKey !== undefined && tool.mutates ? idempotencyClaim(agent, tool, input, options.idempotencyKey) : undefined;
       if (claim) {
@@ -93,7 +97,7 @@ export class ToolDispatcher {
           return replayed;
         }
       }
-      if (tool.mutates) ticket = new AuditTicket({ agent: agent.name, tool: tool.name, taskId: taskId ?? null });
+      if (tool.mutates) ticket = new AuditTicket({ agent: agent.name, tool: tool.name, taskId: taskId ?? null, face: options.face });
       let output: Record<string, unknown>;
       try {
         output = await handler(agent, input as never, {
@@ -121,12 +125,12 @@ export class ToolDispatcher {
       // (at most once per renewEveryMs, so this rarely waits for a commit).
       if ((outcome === 'ok' || outcome === 'replayed') && options.renewsLeases !== false) await this.renewLeases(agent);
       logger.info(
-        { request_id: options.requestId, agent: agent.name, tool: tool?.name ?? 'unknown_tool', task_id: auditTaskId, outcome, duration_ms: Math.round((performance.now() - started) * 10) / 10 },
+        { request_id: options.requestId, agent: agent.name, tool: tool?.name ?? 'unknown_tool', task_id: auditTaskId, outcome, face: options.face, duration_ms: Math.round((performance.now() - started) * 10) / 10 },
         'tool call',
       );
       if (!ticket?.written || outcome !== 'ok') {
         await this.options.store
-          .appendAudit({ agent: agent.name, tool: tool ? tool.name : 'unknown_tool', taskId: auditTaskId ?? null, outcome })
+          .appendAudit({ agent: agent.name, tool: tool ? tool.name : 'unknown_tool', taskId: auditTaskId ?? null, outcome, face: options.face })
           .catch((error: unknown) => log.error('audit write failed', { tool: toolName, error: String(error) }));
       }
     }

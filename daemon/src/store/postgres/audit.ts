@@ -4,7 +4,7 @@ import type { Db, Tx } from './connection.js';
 import { recordResponse } from './idempotency.js';
 
 export async function appendAudit(db: Db, row: AuditRow): Promise<void> {
-  await db`INSERT INTO audit_log (at, agent, tool, task_id, outcome) VALUES (${new Date().toISOString()}, ${row.agent}, ${row.tool}, ${row.taskId}, ${row.outcome})`;
+  await db`INSERT INTO audit_log (at, agent, tool, task_id, outcome, face) VALUES (${new Date().toISOString()}, ${row.agent}, ${row.tool}, ${row.taskId}, ${row.outcome}, ${row.face ?? null})`;
 }
 
 export async function lastSeen(db: Db, names: readonly string[]): Promise<Map<string, string>> {
@@ -25,7 +25,8 @@ export async function recordExtras<T>(tx: Tx, extras: WriteExtras<T> | undefined
   // Sent together (postgres.js pipelines the statements of one transaction): one round trip for both.
   await Promise.all([
     recordResponse(tx, extras?.response, result),
-    audit && tx`INSERT INTO audit_log (at, agent, tool, task_id, outcome) VALUES (${new Date().toISOString()}, ${audit.row.agent}, ${audit.row.tool}, ${audit.row.taskId ?? taskId}, 'ok')`,
+    audit &&
+      tx`INSERT INTO audit_log (at, agent, tool, task_id, outcome, face) VALUES (${new Date().toISOString()}, ${audit.row.agent}, ${audit.row.tool}, ${audit.row.taskId ?? taskId}, 'ok', ${audit.row.face ?? null})`,
   ]);
   if (audit) audit.written = true;
   return result;

@@ -18,7 +18,7 @@ export class SqliteAudit {
     private readonly idempotency: SqliteIdempotency,
   ) {
     this.stmt = {
-      insertAudit: db.prepare('INSERT INTO audit_log (at, agent, tool, task_id, outcome) VALUES (?, ?, ?, ?, ?)'),
+      insertAudit: db.prepare('INSERT INTO audit_log (at, agent, tool, task_id, outcome, face) VALUES (?, ?, ?, ?, ?, ?)'),
       lastSeen: db.prepare('SELECT MAX(at) AS at FROM audit_log WHERE agent = ?').pluck(),
     };
   }
@@ -28,7 +28,7 @@ export class SqliteAudit {
     const at = now();
     // last_seen is read from the audit log; a row still waiting for its group is remembered here meanwhile.
     if (row.agent !== null) this.lastDeferredCall.set(row.agent, at);
-    this.group.later(() => this.stmt.insertAudit.run(at, row.agent, row.tool, row.taskId, row.outcome));
+    this.group.later(() => this.stmt.insertAudit.run(at, row.agent, row.tool, row.taskId, row.outcome, row.face ?? null));
   }
 
   lastSeen(names: readonly string[]): Map<string, string> {
@@ -50,7 +50,7 @@ export class SqliteAudit {
     this.idempotency.recordResponse(extras?.response, result);
     const audit = extras?.audit;
     if (audit) {
-      this.stmt.insertAudit.run(now(), audit.row.agent, audit.row.tool, audit.row.taskId ?? taskId, 'ok');
+      this.stmt.insertAudit.run(now(), audit.row.agent, audit.row.tool, audit.row.taskId ?? taskId, 'ok', audit.row.face ?? null);
       audit.written = true;
     }
     return result;
