@@ -98,7 +98,9 @@ export function renderColumns(data: BoardState, filter: TaskFilter): void {
       }
       return entry.item;
     });
-    list.replaceChildren(...items);
+    // Most events change a card or two: the list is rebuilt only when its cards or their order changed.
+    const same = list.children.length === items.length && items.every((item, i) => list.children[i] === item);
+    if (!same) list.replaceChildren(...items);
     const empty = column.querySelector<HTMLElement>('.empty')!;
     empty.hidden = items.length > 0;
     empty.textContent = filtering ? 'Nothing here matches the filter' : (empty.dataset['empty'] ?? empty.textContent ?? '');
