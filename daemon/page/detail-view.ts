@@ -4,7 +4,7 @@ import { planChips } from './board-view.js';
 import { avatar, byId, h, ids, statusLabel, timeEl, type Child } from './dom.js';
 import { request } from './net.js';
 import { emptyOlder, hooks, view, type OlderPages } from './state.js';
-import { manageForm, releaseForm, replyForm, reviewForm } from './task-actions.js';
+import { cancelForm, editButton, releaseForm, replyForm, reviewForm } from './task-actions.js';
 import type { Activity, Message, Task, TaskDetail } from './types.js';
 
 const FINAL = ['done', 'cancelled'];
@@ -163,7 +163,7 @@ function renderDetail(detail: TaskDetail): void {
   );
 
   const parts: HTMLElement[] = [h('h2', { id: 'detail-title', class: 'detail-title' }, task.title), facts];
-  if (acts && unfinished) parts.push(section('Manage', keptForm(task, 'manage', manageForm)));
+  if (acts && unfinished) parts.push(keptForm(task, 'edit', editButton));
   if (acts && task.status === 'claimed') parts.push(section('Release the claim', keptForm(task, 'release', releaseForm)));
   parts.push(section('Description', task.description ? h('div', { class: 'prose' }, task.description) : h('p', { class: 'empty' }, 'No description.')));
   if (task.result !== null) {
@@ -244,5 +244,7 @@ function renderDetail(detail: TaskDetail): void {
       ),
     ),
   );
+  // Cancelling, which cannot be undone, comes last.
+  if (acts && unfinished) parts.push(section('Cancel the task', keptForm(task, 'cancel', cancelForm)));
   byId('detail-body').replaceChildren(...parts);
 }

@@ -107,8 +107,9 @@ function render(data: BoardState): void {
   updateFilterChoices(data);
   renderColumns(data, currentFilter());
   renderMembers(data.members);
-  renderRoom(data.room, data.me.name, view.firstRender);
+  // The form first: it takes room from the messages, which then scroll to the newest.
   updateRoomForm(data);
+  renderRoom(data.room, data.me.name, view.firstRender);
   // The panel's controls follow the role too (a reload of agents.json may have changed it).
   if (view.detailLatest) rerenderDetail();
   view.firstRender = false;

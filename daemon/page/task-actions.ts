@@ -82,10 +82,15 @@ export function replyForm(task: Task): HTMLFormElement {
   return form;
 }
 
-/** Edit (the task form, filled) and cancel (with an optional reason), for an unfinished task. */
-export function manageForm(task: Task): HTMLElement {
+/** Edit: the task form, filled with the task. */
+export function editButton(task: Task): HTMLElement {
   const edit = h('button', { class: 'btn ghost', type: 'button' }, 'Edit task');
   edit.addEventListener('click', () => hooks.editTask(task.id, edit));
+  return h('div', { class: 'form-buttons' }, edit);
+}
+
+/** Cancel, with an optional reason, for an unfinished task. */
+export function cancelForm(task: Task): HTMLElement {
   const reason = h('input', { name: 'reason', type: 'text', maxlength: LIMITS.cancelReason });
   const error = errorLine();
   const cancel = h(
@@ -101,5 +106,5 @@ export function manageForm(task: Task): HTMLElement {
     if (reason.value.trim() !== '') args['reason'] = reason.value;
     void perform({ form: cancel, tool: 'cancel_task', args, done: () => `Task #${task.id} cancelled.`, errorEl: error });
   });
-  return h('div', { class: 'manage' }, h('div', { class: 'form-buttons' }, edit), cancel);
+  return cancel;
 }
