@@ -92,13 +92,14 @@ describeEachStore((store) => {
       ['as a plain HTML form (which cannot carry the token)', async () => ({ csrf: null, contentType: 'application/x-www-form-urlencoded', body: 'title=forged' })],
     ];
 
-    it.each(cases)('%s', async (_what, options) => {
+    it.each(cases)('%s', async (what, options) => {
       const before = await db.snapshot();
-      const answer = await pageAction(board, owner, 'create_task', { title: 'forged' }, await options());
+      const title = `forged ${what}`;
+      const answer = await pageAction(board, owner, 'create_task', { title }, await options());
       expect(answer.status).toBe(403);
       expect(answer.body.error.code).toBe('forbidden');
       expect(await db.snapshot()).toEqual(before);
-      expect((await api(board, 'lead', 'list_tasks', { limit: 100 })).body.tasks.map((t: { title: string }) => t.title)).not.toContain('forged');
+      expect((await api(board, 'lead', 'list_tasks', { limit: 100 })).body.tasks.map((t: { title: string }) => t.title)).not.toContain(title);
     });
 
     it("with another session's CSRF token", async () => {
