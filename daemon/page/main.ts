@@ -20,6 +20,8 @@ let stateTimer: ReturnType<typeof setTimeout> | null = null;
 let stateLoading = false;
 let stateAgain = false;
 let detailTimer: ReturnType<typeof setTimeout> | null = null;
+/** Whether the last state read let this session act, so the task panel is redrawn only when that changes. */
+let actedBefore = false;
 
 function signedOut(message: string): void {
   view.signedIn = false;
@@ -111,7 +113,8 @@ function render(data: BoardState): void {
   updateRoomForm(data);
   renderRoom(data.room, data.me.name, view.firstRender);
   // The panel's controls follow the role too (a reload of agents.json may have changed it).
-  if (view.detailLatest) rerenderDetail();
+  if (view.detailLatest && data.me.acts !== actedBefore) rerenderDetail();
+  actedBefore = data.me.acts;
   view.firstRender = false;
 }
 

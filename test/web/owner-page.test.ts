@@ -238,7 +238,7 @@ describe.skipIf(!HAVE_BROWSER)(`the owner at the live page in headless Chromium$
     for (const name of ['Approve', 'Reject', 'Force release', 'Cancel task', 'Edit task', 'Post message', 'Send']) expect(await page.getByRole('button', { name }).count(), name).toBe(0);
     // Even with the session's own CSRF token, the page's actions are not the observer's.
     const statuses = await page.evaluate(async (taskId) => {
-      const state = await (await fetch('/view/state')).json();
+      const state = (await (await fetch('/view/state')).json()) as { csrf_token: string };
       const send = (tool: string, args: unknown) =>
         fetch(`/actions/${tool}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-csrf-token': state.csrf_token }, body: JSON.stringify(args) }).then((r) => r.status);
       return [await send('review_task', { task_id: taskId, verdict: 'approve' }), await send('post', { to: 'all', text: 'observer speaking' }), await send('create_task', { title: 'observer task' })];
@@ -385,7 +385,7 @@ describe.skipIf(!HAVE_BROWSER)(`the owner at the live page in headless Chromium$
     const blocked = (await api(board, 'lead', 'create_task', { title: 'Filter: on top', depends_on: [blocker], assignee: 'w2' })).body.task.id as number;
     const { page } = await newPage();
     await signIn(page, 'alice');
-    const shown = () => page.locator('.card').evaluateAll((cards) => cards.map((c) => Number((c as HTMLElement).dataset['taskId'])).sort((a, b) => a - b));
+    const shown = () => page.locator('.card').evaluateAll((cards) => cards.map((c) => Number(c.getAttribute('data-task-id'))).sort((a, b) => a - b));
     const filter = page.getByRole('search', { name: 'Filter tasks' });
     await filter.getByLabel('Find').fill('Filter:');
     await expect.poll(shown).toEqual([blocker, blocked]);
@@ -410,7 +410,8 @@ describe.skipIf(!HAVE_BROWSER)(`the owner at the live page in headless Chromium$
     const { page, errors } = await newPage({ width: 390, height: 844 });
     await signIn(page, 'alice');
     // Nothing is wider than the screen (the columns scroll sideways inside their own box).
-    expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
+    // (Code run in the page is given as text: the tests are type-checked against Node's types, not the DOM's.)
+    expect(await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth')).toBe(true);
 
     /** Presses Tab until the focused element is the one wanted; fails if it is never reached. */
     async function tabTo(description: string, isIt: () => Promise<boolean>): Promise<void> {
@@ -420,12 +421,12 @@ describe.skipIf(!HAVE_BROWSER)(`the owner at the live page in headless Chromium$
       }
       throw new Error(`Tab never reached ${description}`);
     }
-    const focusedIs = (selector: string) => () => page.evaluate((s) => document.activeElement?.matches(s) === true, selector);
+    const focusedIs = (selector: string) => async () => (await page.evaluate(`document.activeElement?.matches(${JSON.stringify(selector)}) === true`)) === true;
 
     await tabTo('the New task button', focusedIs('#new-task'));
     await page.keyboard.press('Enter');
     await expect.poll(focusedIs('#task-title')).toBe(true);
-    expect(await page.evaluate(() => { const r = document.getElementById('task-dialog')!.getBoundingClientRect(); return r.left >= 0 && r.right <= window.innerWidth; })).toBe(true);
+    expect(await page.evaluate("(() => { const r = document.getElementById('task-dialog').getBoundingClientRect(); return r.left >= 0 && r.right <= window.innerWidth; })()")).toBe(true);
     await page.keyboard.type('Typed on a phone');
     await tabTo('the Create task button', focusedIs('#task-submit'));
     await page.keyboard.press('Enter');
@@ -440,22 +441,21 @@ describe.skipIf(!HAVE_BROWSER)(`the owner at the live page in headless Chromium$
     await tabTo(`the card of task ${id}`, focusedIs(`.card[data-task-id="${id}"]`));
     await page.keyboard.press('Enter');
     await expect.poll(() => page.locator('#detail-status').textContent()).toBe('Submitted');
-    await tabTo('the Approve button', () => page.evaluate(() => document.activeElement?.textContent === 'Approve'));
+    await tabTo('the Approve button', async () => (await page.evaluate("document.activeElement?.textContent === 'Approve'")) === true);
     await page.keyboard.press('Enter');
     await expect.poll(async () => (await task(id)).task.status).toBe('done');
     await page.keyboard.press('Escape');
     await expect.poll(() => page.locator('#detail').isHidden()).toBe(true);
 
     // Every control an owner can reach has a name a screen reader announces: a label, or words of its own.
-    const unnamed = await page.evaluate(() => {
-      const missing: string[] = [];
-      for (const el of document.querySelectorAll<HTMLElement>('#app input, #app select, #app textarea, #app button, #task-dialog input, #task-dialog select, #task-dialog textarea, #task-dialog button')) {
-        const control = el as HTMLInputElement;
-        const named = (control.labels?.length ?? 0) > 0 || el.getAttribute('aria-label') || el.getAttribute('aria-labelledby') || (el.tagName === 'BUTTON' && el.textContent?.trim());
+    const unnamed = await page.evaluate(`(() => {
+      const missing = [];
+      for (const el of document.querySelectorAll('#app input, #app select, #app textarea, #app button, #task-dialog input, #task-dialog select, #task-dialog textarea, #task-dialog button')) {
+        const named = (el.labels?.length ?? 0) > 0 || el.getAttribute('aria-label') || el.getAttribute('aria-labelledby') || (el.tagName === 'BUTTON' && el.textContent.trim());
         if (!named) missing.push(el.outerHTML.slice(0, 80));
       }
       return missing;
-    });
+    })()`);
     expect(unnamed).toEqual([]);
     expect(errors).toEqual([]);
   });
