@@ -54,7 +54,7 @@ describe('a mistake on the command line', () => {
   it("shows the usage of the command concerned: a subcommand's own line, or the agents subcommands", async () => {
     const { env } = boardDir();
     const missingValue = await runCli(['agents', 'add', 'x', '--skills'], env);
-    expect(missingValue.stderr.split('\n')[1]).toBe('Usage: roundtable agents add NAME [--role leader|worker|peer|observer] [--skills a,b] [--toolsets tasks,room] [--json]');
+    expect(missingValue.stderr.split('\n')[1]).toBe('Usage: roundtable agents add NAME [--role leader|worker|peer|observer|owner] [--skills a,b] [--toolsets tasks,room] [--json]');
     const unknown = await runCli(['agents', 'frob'], env);
     const usage = unknown.stderr.split('\n').filter((l) => l.startsWith('  roundtable agents '));
     expect(usage.map((l) => l.split(' ')[4])).toEqual(['list', 'add', 'set', 'rotate', 'remove', 'import']);
