@@ -325,6 +325,12 @@ describe.skipIf(!HAVE_BROWSER)(`the owner at the live page in headless Chromium$
     await page.getByRole('button', { name: 'New task' }).click();
     await dialog.getByLabel('Title').fill(XSS.title);
     await dialog.getByLabel('Description').fill(XSS.description);
+    // Depends on takes task ids only: anything else is named back in the form's error, as text, and nothing is sent.
+    await dialog.getByLabel('Depends on').fill(XSS.message);
+    await dialog.getByRole('button', { name: 'Create task' }).click();
+    await expect.poll(() => dialog.getByRole('alert').textContent()).toContain('is not a task id');
+    expect(await dialog.getByRole('alert').textContent()).toContain('<img');
+    await dialog.getByLabel('Depends on').fill('');
     await dialog.getByRole('button', { name: 'Create task' }).click();
     await expect.poll(() => page.locator('#action-status').textContent()).not.toBe(`Task #${skilled} created.`);
     const id = await created();
