@@ -199,8 +199,14 @@ describeEachStore((store) => {
       expect(one.recipients).toEqual(['w2']);
       const id = (await ok(face, role, 'lead', 'create_task', { title: 'talk on me' })).task.id as number;
       expect((await ok(face, role, 'alice', 'post_message', { task_id: id, kind: 'reply', text: 'see the room' })).message).toMatchObject({ author: 'alice', kind: 'reply' });
-      // A member may write to an owner directly, too.
-      expect((await ok(face, role, 'w1', 'post', { to: 'alice', text: 'a question for you' })).recipients).toEqual(['alice']);
+      // A member may write to an owner directly, too: the daemon tells that case apart (ids and names only).
+      const direct = await ok(face, role, 'w1', 'post', { to: 'alice', text: 'a question for you' });
+      expect(direct.recipients).toEqual(['alice']);
+      const line = await eventually('the log line of a direct message to an owner', () =>
+        role.output().stderr.split('\n').find((l) => l.includes('direct message to an owner') && l.includes(`"message_id":${direct.message.id}`)),
+      );
+      expect(JSON.parse(line)).toMatchObject({ from: 'w1', owners: ['alice'] });
+      expect(line).not.toContain('a question for you');
       const unread = (await ok(face, role, 'alice', 'read_unread')).messages.map((m: { text: string }) => m.text);
       expect(unread).toContain('a question for you');
     });
