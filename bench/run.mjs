@@ -24,6 +24,8 @@
 //   reservations.mjs  reservations
 //   waits.mjs         wait_cap              4,000 waits from one token and one post waking them, before the per-agent
 //                                           cap (from git) and now; another agent's whoami meanwhile
+//   owner.mjs         owner_action          an owner's page action (a new task) to the woken worker's answer, through
+//                                           Chromium and as the page's HTTP request, vs the leader's create_task
 //   tool-list.mjs     tool_list             tools/list tokens per role on /mcp, now and before (shared/ built from git)
 //   postgres.mjs      pg_claims, pg_wake    durable claims/s with 1-3 daemons on PostgreSQL beside one on SQLite; the
 //                                           cross-daemon wake-up (need ROUNDTABLE_TEST_PG_URL or a local cluster)
@@ -66,6 +68,7 @@ import { benchHookStop } from './hooks.mjs';
 import { benchLeaseRenewal, benchLeaseSweep } from './leases.mjs';
 import { benchEventStreams, benchIdleWaiters, benchWakeup } from './live.mjs';
 import { benchReadySet, benchUnblockWake } from './plans.mjs';
+import { benchOwnerAction } from './owner.mjs';
 import { benchReservations } from './reservations.mjs';
 import { benchScale } from './scale.mjs';
 import { benchToolList } from './tool-list.mjs';
@@ -97,6 +100,7 @@ const SECTIONS = [
   { file: 'durability', name: 'mcp_cost', run: benchMcpCost },
   { file: 'durability', name: 'wake_1000', run: benchWake1000 },
   { file: 'tool-list', name: 'tool_list', run: () => benchToolList(liveHelpers()) },
+  { file: 'owner', name: 'owner_action', run: () => benchOwnerAction(liveHelpers(), { rounds: Number(process.env.BENCH_OWNER_ROUNDS ?? 200) }) },
   { file: 'scale', name: 'scale', run: benchScale },
   { file: 'postgres', name: 'pg_claims', run: () => benchPgClaims(liveHelpers(), { concurrency: 24, seed: 100_000, warmupMs: 1000, measureMs: 5000 }) },
   { file: 'postgres', name: 'pg_wake', run: () => benchPgWake(liveHelpers(), { rounds: 200 }) },

@@ -1,11 +1,13 @@
 #!/usr/bin/env node
-// Bundles the published packages with esbuild from their tsc output: `node scripts/bundle.mjs bridge daemon`.
+// Bundles the published packages with esbuild from their tsc output: `node scripts/bundle.mjs bridge daemon` (the
+// daemon's live page, daemon/page/*.ts, becomes daemon/web/app.js with it).
 // The bridge becomes self-contained (its code, shared/, the SDK parts it uses, zod, ky): only @napi-rs/keyring, which
 // ships prebuilt binaries, stays a dependency. The daemon takes shared/ in and keeps its npm dependencies external
 // (better-sqlite3 is native; the rest install from the registry as usual). Each package's bin loads bundle/, which
 // `npm run build` and the package's `prepack` write, so the repository runs the same files the tarball ships.
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 
@@ -60,6 +62,36 @@ if (!names.length || names.some((n) => !PACKAGES[n])) {
   process.exit(2);
 }
 for (const name of names) await bundle(name, PACKAGES[name]);
+// The daemon ships the live page: its modules (daemon/page/, TypeScript) become one script, web/app.js.
+if (names.includes('daemon')) await bundlePage();
+
+/**
+ * The page's script for the browser: one ES module, no chunks (the CSP admits scripts of this origin only, and the
+ * page loads one), minified. It takes in the few constants it needs from shared/ (limits, priorities), never zod.
+ */
+async function bundlePage() {
+  const dir = join(ROOT, 'daemon');
+  const result = await build({
+    absWorkingDir: dir,
+    entryPoints: ['page/main.ts'],
+    bundle: true,
+    platform: 'browser',
+    target: ['es2022', 'chrome110', 'firefox110', 'safari16'],
+    format: 'esm',
+    minify: true,
+    legalComments: 'none',
+    logLevel: 'warning',
+    metafile: true,
+    write: false,
+    outfile: 'web/app.js',
+  });
+  const [output] = result.outputFiles;
+  const bytes = Buffer.from(output.contents);
+  replaceChanged(join(dir, 'web'), new Map([['app.js', bytes]]), { prune: false });
+  const inputs = Object.keys(result.metafile.inputs);
+  if (inputs.some((input) => input.includes('node_modules'))) throw new Error(`the page must not bundle npm packages: ${inputs.filter((i) => i.includes('node_modules')).join(', ')}`);
+  process.stderr.write(`daemon: web/app.js ${(bytes.length / 1024).toFixed(0)} KB (${(gzipSync(bytes).length / 1024).toFixed(1)} KB gzipped) from ${inputs.length} modules\n`);
+}
 
 /**
  * The tools/list entries, built here from shared/'s definitions (tsc output) and written into each bundle as a
@@ -126,11 +158,11 @@ function licensesOf(dir, inputs) {
  * an unchanged build touches nothing: a bridge or daemon already running from bundle/ (a test, an agent app) keeps
  * finding the chunks it loads later.
  */
-function replaceChanged(outdir, files) {
+function replaceChanged(outdir, files, { prune = true } = {}) {
   mkdirSync(outdir, { recursive: true });
   for (const [name, bytes] of files) {
     const path = join(outdir, name);
     if (!existsSync(path) || !readFileSync(path).equals(bytes)) writeFileSync(path, bytes);
   }
-  for (const name of readdirSync(outdir)) if (!files.has(name)) rmSync(join(outdir, name), { force: true });
+  if (prune) for (const name of readdirSync(outdir)) if (!files.has(name)) rmSync(join(outdir, name), { force: true });
 }

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Renders docs/screenshot.png: a throwaway board filled through the API, watched by an observer in headless Chromium.
+// Renders docs/screenshot.png: a throwaway board filled through the API, with its owner signed in, in headless Chromium.
 // Run by hand after changing the page (npm run build first); CI does not rewrite the picture.
 //   node scripts/screenshot.mjs                       -> docs/screenshot.png at 1280x800, light
 //   SCREENSHOT_OUT=/tmp/p.png SCREENSHOT_WIDTH=390 SCREENSHOT_HEIGHT=844 SCREENSHOT_SCHEME=dark node scripts/screenshot.mjs
@@ -22,6 +22,7 @@ const AGENTS = [
   { name: 'ada', role: 'worker', skills: ['python', 'sql'] },
   { name: 'grace', role: 'worker', skills: ['frontend', 'css'] },
   { name: 'linus', role: 'worker', skills: ['python', 'ops'] },
+  { name: 'maria', role: 'owner', skills: [] },
   { name: 'watcher', role: 'observer', skills: [] },
 ];
 const tokens = Object.fromEntries(AGENTS.map((a) => [a.name, `rt_${randomBytes(32).toString('base64url')}`]));
@@ -110,6 +111,11 @@ try {
   await call('linus', 'post', { to: 'all', text: 'Staging cert expires Friday; I have it. Proxies roll after lunch.' });
   await call('grace', 'post', { to: 'all', text: 'Login flake fixed and submitted for review: it was the cookie banner.' });
   await call('lead', 'post', { to: 'all', text: 'Great work. I will review the flake fix within the hour.' });
+  await call('ada', 'post', { to: 'maria', text: 'Maria, may the backfill run against prod tonight?' });
+
+  // The owner plans from the page too: a task that waits on the migration, and one of the migration's paths reserved.
+  await call('maria', 'create_task', { title: 'Ship the settings page behind a flag', depends_on: [migration], priority: 'high', required_skills: ['frontend'] });
+  await call('ada', 'reserve_paths', { task_id: migration, paths: ['db/migrations/**', 'src/settings/model.ts'] });
 
   // grace waits for work: nothing is claimable for her, her room is read and her reviews are told, so she shows as "waiting".
   await call('grace', 'read_unread');
@@ -124,14 +130,17 @@ try {
   const context = await browser.newContext({ viewport: { width: WIDTH, height: HEIGHT }, colorScheme: SCHEME, deviceScaleFactor: 1 });
   const page = await context.newPage();
   await page.goto(`${url}/`);
-  await page.locator('#token').fill(tokens.watcher);
+  await page.locator('#token').fill(tokens.maria);
   await page.locator('#signin-button').click();
   await page.locator('#app').waitFor({ state: 'visible' });
   await page.locator('#conn[data-state="live"]').waitFor();
   await page.locator('.member .chip.waiting').waitFor();
+  await page.locator('#room-to').selectOption('ada');
+  await page.locator('#room-text').fill('Yes, after 22:00 please.');
   if (process.env.SCREENSHOT_DETAIL) {
+    // The submitted flake fix, with the owner's review form beside its result.
     await page.locator('.card', { hasText: 'Fix the flaky login test' }).click();
-    await page.locator('#detail-title').waitFor();
+    await page.locator('#detail-body .review-form').waitFor();
   }
   // Let the arrival highlight fade.
   await page.waitForTimeout(1800);

@@ -153,7 +153,7 @@ export function parseAgentsFile(text: string, path: string): AgentDirectory {
   } else {
     const ranked = agents.findIndex((a) => a.role === 'leader' || a.role === 'worker');
     if (ranked !== -1) {
-      throw new AgentsFileError(`${path}: agents[${ranked}] ("${agents[ranked]!.name}") role: a peer-mode board has no leader or workers; use "peer" (or "observer")`);
+      throw new AgentsFileError(`${path}: agents[${ranked}] ("${agents[ranked]!.name}") role: a peer-mode board has no leader or workers; use "peer" (or "observer", or "owner" for a person)`);
     }
     if (!agents.some((a) => a.role === 'peer')) throw new AgentsFileError(`${path}: role: a peer-mode board needs at least one "peer"`);
   }

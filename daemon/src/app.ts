@@ -16,7 +16,7 @@ import { RateLimiter } from './rate-limit.js';
 import { statusRoutes } from './status.js';
 import type { BoardStore } from './store/store.js';
 import type { SharedSessions } from './web/sessions.js';
-import { createWebView, WEB_READ_PATHS, WEB_WRITE_PATHS, type ViewSources, type WebView } from './web/index.js';
+import { createWebView, WEB_ACTION_PATHS, WEB_READ_PATHS, WEB_WRITE_PATHS, type ViewSources, type WebView } from './web/index.js';
 
 export interface AppOptions {
   readonly config: Config;
@@ -67,8 +67,9 @@ export function createApp(options: AppOptions): BoardApp {
   }));
   app.route('/', protectedApp);
 
-  // The live web page: reads refused like /status (404 admits nothing), sign-in refused like the API (403);
-  // the guard's Origin check is the sign-in form's CSRF protection, SameSite=Strict the session's.
+  // The live web page: reads refused like /status (404 admits nothing), sign-in and page actions refused like the API
+  // (403); the guard's Origin check is the sign-in form's CSRF protection, SameSite=Strict the session's, and page
+  // actions also carry the session's CSRF token (web/csrf.ts).
   const web = createWebView({
     store: options.store,
     agents: options.agents,
@@ -76,12 +77,13 @@ export function createApp(options: AppOptions): BoardApp {
     boardName: config.boardName,
     trustProxy: config.trustProxy,
     sources: options.view,
+    dispatcher: options.dispatcher,
     maxEventStreams: config.maxEventStreams,
     sharedSessions: options.sharedSessions,
   });
   const pageGuard = hostGuard({ allowedHosts: config.allowedHosts, refusalStatus: 404, trustProxy: config.trustProxy });
   for (const path of WEB_READ_PATHS) app.use(path, pageGuard);
-  for (const path of WEB_WRITE_PATHS) app.use(path, guarded);
+  for (const path of [...WEB_WRITE_PATHS, ...WEB_ACTION_PATHS]) app.use(path, guarded);
   app.route('/', web.routes);
 
   app.notFound((c) => c.json({ error: { code: 'not_found', message: `no route ${c.req.method} ${c.req.path}; the board serves /mcp, /api/v1/tools/{name}, /status and its web page at /` } }, 404));

@@ -75,7 +75,7 @@ class McpServerPool {
       },
       call: (name, args, request) => {
         const caller = request.authInfo?.extra?.['caller'] as Caller;
-        return dispatcher.call(caller.agent, name, args, { requestId: caller.requestId, signal: caller.signal });
+        return dispatcher.call(caller.agent, name, args, { requestId: caller.requestId, signal: caller.signal, face: 'mcp' });
       },
       toErrorBody: (error) => asBoardError(error).toBody(),
     };

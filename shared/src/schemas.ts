@@ -23,7 +23,7 @@ export const taskSchema = z.object({
   blocked_by: z.array(z.number().int()).describe('The ids among depends_on not yet done: while any remain, the task cannot be claimed'),
   blocked_by_cancelled: z
     .array(z.number().int())
-    .describe('The ids among blocked_by that were cancelled: the task stays blocked until the leader (in peer mode: its creator) edits depends_on'),
+    .describe('The ids among blocked_by that were cancelled: the task stays blocked until the leader or an owner (in peer mode: its creator) edits depends_on'),
 });
 export type Task = z.infer<typeof taskSchema>;
 

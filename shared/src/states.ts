@@ -9,8 +9,11 @@ export const FINAL_STATUSES: readonly TaskStatus[] = ['done', 'cancelled'];
 export const MESSAGE_KINDS = ['progress', 'help_request', 'reply', 'note'] as const;
 export type MessageKind = (typeof MESSAGE_KINDS)[number];
 
-/** leader and worker: role mode. peer: peer mode. observer: read-only, either mode. */
-export const ROLES = ['leader', 'worker', 'peer', 'observer'] as const;
+/**
+ * leader and worker: role mode. peer: peer mode. observer: read-only, either mode. owner: a person, either mode, who
+ * plans, reviews and steers (creates, edits, cancels, reviews, force-releases, posts) but never claims.
+ */
+export const ROLES = ['leader', 'worker', 'peer', 'observer', 'owner'] as const;
 export type Role = (typeof ROLES)[number];
 
 export const BOARD_MODES = ['role', 'peer'] as const;

@@ -27,7 +27,7 @@ describe('a mistake on the command line', () => {
     ["another command's option", ['backup', '--skills', 'a'], /^--skills is not an option of roundtable backup$/],
     ['a value for a flag', ['agents', 'add', 'x', '--json=yes'], /^--json takes no value \(got "yes"\)$/],
     ['an option given twice', ['agents', 'add', 'x', '--role', 'worker', '--role', 'leader'], /^--role is given twice$/],
-    ['a role that does not exist', ['agents', 'add', 'x', '--role', 'boss'], /^--role must be one of leader, worker, peer, observer \(got "boss"\)$/],
+    ['a role that does not exist', ['agents', 'add', 'x', '--role', 'boss'], /^--role must be one of leader, worker, peer, observer, owner \(got "boss"\)$/],
     ['a missing NAME', ['agents', 'rotate'], /^roundtable agents rotate needs an agent NAME/],
     ['a missing FILE', ['restore'], /^roundtable restore needs a FILE from `roundtable backup --list`$/],
     ['an extra argument', ['run', 'now'], /^unexpected argument "now" after roundtable run$/],
@@ -54,7 +54,7 @@ describe('a mistake on the command line', () => {
   it("shows the usage of the command concerned: a subcommand's own line, or the agents subcommands", async () => {
     const { env } = boardDir();
     const missingValue = await runCli(['agents', 'add', 'x', '--skills'], env);
-    expect(missingValue.stderr.split('\n')[1]).toBe('Usage: roundtable agents add NAME [--role leader|worker|peer|observer] [--skills a,b] [--toolsets tasks,room] [--json]');
+    expect(missingValue.stderr.split('\n')[1]).toBe('Usage: roundtable agents add NAME [--role leader|worker|peer|observer|owner] [--skills a,b] [--toolsets tasks,room] [--json]');
     const unknown = await runCli(['agents', 'frob'], env);
     const usage = unknown.stderr.split('\n').filter((l) => l.startsWith('  roundtable agents '));
     expect(usage.map((l) => l.split(' ')[4])).toEqual(['list', 'add', 'set', 'rotate', 'remove', 'import']);

@@ -1,7 +1,8 @@
 // The published daemon, as `npm pack -w daemon` makes it: it installs without asking the registry for roundtable-shared,
 // and `roundtable-daemon start` in an empty folder serves a board, with its migrations and web page found in the package.
-import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { ROOT } from '../helpers/board.js';
 import { eventually } from '../helpers/eventually.js';
@@ -61,6 +62,20 @@ describe('the packed daemon', () => {
     expect(files.filter((f) => !allowed.some((re) => re.test(f)))).toEqual([]);
     for (const needed of ['bin/roundtable.js', 'bundle/cli.js', 'migrations/001_board.sql', 'migrations-pg/001_board.sql', 'web/index.html', 'web/app.js', 'LICENSE']) expect(files).toContain(needed);
     expect(readFileSync(join(ROOT, 'daemon/LICENSE'), 'utf8')).toBe(readFileSync(join(ROOT, 'LICENSE'), 'utf8'));
+  });
+});
+
+describe('the live page the daemon ships', () => {
+  it('is one script bundled from daemon/page: under 30 KB compressed, with no HTML-parsing sink and no inline code in the page', () => {
+    const script = readFileSync(join(ROOT, 'daemon/web/app.js'));
+    expect(gzipSync(script).length).toBeLessThan(30 * 1024);
+    const text = script.toString('utf8');
+    expect(text).not.toMatch(/innerHTML|outerHTML|insertAdjacentHTML|document\.write|\beval\(|new Function/);
+    // Built from the page's modules (each file's opening line names its concern; the bundle keeps their code, not comments).
+    expect(readdirSync(join(ROOT, 'daemon/page')).filter((f) => f.endsWith('.ts')).length).toBeGreaterThan(5);
+    expect(text).toContain('/actions/');
+    const html = readFileSync(join(ROOT, 'daemon/web/index.html'), 'utf8');
+    expect(html).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>|\son[a-z]+=|\sstyle=|<style/i);
   });
 });
 

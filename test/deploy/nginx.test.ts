@@ -1,6 +1,7 @@
 // The shipped nginx reverse proxy (deploy/nginx/roundtable.conf), run for real by Debian's nginx on loopback
 // ports with a self-signed certificate, in front of the real daemon: a tool call through the bridge over
-// HTTPS, /status, the daemon's Host check behind the proxy, client-IP handling, and an access log without tokens.
+// HTTPS, /status, the daemon's Host check behind the proxy (an owner's page actions too), client-IP handling, and an
+// access log without tokens.
 //
 // Needs /usr/sbin/nginx and openssl. Without nginx the file is skipped, unless ROUNDTABLE_REQUIRE_NGINX=1
 // (CI installs nginx-light and sets it), when it fails.
@@ -9,7 +10,7 @@ import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startBoard, type TestBoard } from '../helpers/board.js';
+import { api, DEFAULT_AGENTS, startBoard, type TestBoard } from '../helpers/board.js';
 import { body, BRIDGE_BIN, bridgeEnv, startBridge } from '../helpers/bridge.js';
 import { HOST, nginxTestsRun, SHIPPED_CONF, startNginx, type TestNginx } from '../helpers/nginx.js';
 import { spawnTracked } from '../helpers/processes.js';
@@ -98,6 +99,7 @@ describe.runIf(RUN)('behind the shipped nginx config', () => {
 
   beforeAll(async () => {
     board = await startBoard({
+      agents: [...DEFAULT_AGENTS, { name: 'boss', role: 'owner' }],
       env: {
         ROUNDTABLE_ALLOWED_HOSTS: HOST,
         ROUNDTABLE_TRUST_PROXY: 'true',
@@ -242,6 +244,34 @@ describe.runIf(RUN)('behind the shipped nginx config', () => {
     expect(otherPort.status, otherPort.text).toBe(403);
     expect(otherPort.headers['set-cookie']).toBeUndefined();
     expect(otherPort.headers['x-request-id'], 'refused by the daemon').toBeTruthy();
+  });
+
+  it("an owner's page action through the proxy: the public origin acts, another port of it is refused and changes nothing", async () => {
+    const origin = `https://${HOST}`;
+    const signedIn = await https({ port: httpsPort, ca, path: '/session', method: 'POST', headers: { origin, 'content-type': 'application/json' }, body: JSON.stringify({ token: board.tokens['boss'] }) });
+    expect(signedIn.status, signedIn.text).toBe(200);
+    // Secure: nginx says the client came over HTTPS.
+    expect(String(signedIn.headers['set-cookie'])).toMatch(/; Secure;/);
+    const cookie = `rt_session=${/rt_session=([^;]+)/.exec(String(signedIn.headers['set-cookie']))![1]}`;
+    const state = JSON.parse((await https({ port: httpsPort, ca, path: '/view/state', headers: { cookie } })).text) as { csrf_token: string; me: { acts: boolean } };
+    expect(state.me.acts).toBe(true);
+    const act = (from: string, title: string) =>
+      https({
+        port: httpsPort,
+        ca,
+        path: '/actions/create_task',
+        method: 'POST',
+        headers: { origin: from, cookie, 'content-type': 'application/json', 'sec-fetch-site': 'same-origin', 'x-csrf-token': state.csrf_token },
+        body: JSON.stringify({ title }),
+      });
+    const done = await act(origin, 'planned through the proxy');
+    expect(done.status, done.text).toBe(200);
+    expect(JSON.parse(done.text).task).toMatchObject({ title: 'planned through the proxy', created_by: 'boss' });
+    const otherPort = await act(`https://${HOST}:8443`, 'from another port');
+    expect(otherPort.status, otherPort.text).toBe(403);
+    const titles = (await api(board, 'lead', 'list_tasks', { limit: 100 })).body.tasks.map((t: { title: string }) => t.title);
+    expect(titles).toContain('planned through the proxy');
+    expect(titles).not.toContain('from another port');
   });
 
   it('refuses the loopback names in Host and Origin itself: the daemon would admit them', async () => {

@@ -18,7 +18,7 @@ const execFileAsync = promisify(execFile);
 
 export interface AgentSpec {
   name: string;
-  role: 'leader' | 'worker' | 'peer' | 'observer';
+  role: 'leader' | 'worker' | 'peer' | 'observer' | 'owner';
   skills?: string[];
   toolsets?: string[];
 }

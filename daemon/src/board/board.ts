@@ -2,6 +2,7 @@
 import {
   LIMITS,
   type Message,
+  type Review,
   type Task,
   type TaskSummary,
   type ToolInput,
@@ -41,11 +42,14 @@ import {
   requireCreator,
   requireNotObserver,
   requireReviewer,
+  reviewRefusal,
 } from './rules.js';
 
 export type { CallContext, IdempotencyClaim } from './context.js';
 
 const taskOutput = (task: Task) => ({ task, ...warning });
+/** History rows read back to find the review a second reviewer lost to (edits and messages may follow it). */
+const REVIEW_LOOKBACK = 20;
 const messageOutput = (message: Message) => ({ message, ...warning });
 
 export class Board {
@@ -178,11 +182,21 @@ export class Board {
     const caller = callerOf(this.deps, agent);
     requireReviewer(caller);
     let change: TaskChange | undefined;
-    const task = await this.deps.store.reviewTask(
-      input.task_id,
-      (t) => (change = decideReview(t, caller, input.verdict, input.note ?? null)),
-      writeExtras(ctx, taskOutput),
-    );
+    let notSubmitted: Task | undefined;
+    const task = await this.deps.store
+      .reviewTask(
+        input.task_id,
+        (t) => {
+          if (t.status !== 'submitted') notSubmitted = t;
+          return (change = decideReview(t, caller, input.verdict, input.note ?? null));
+        },
+        writeExtras(ctx, taskOutput),
+      )
+      .catch(async (error: unknown) => {
+        // Two reviewers on one submission (the leader and an owner): the second is told whose decision won.
+        if (!notSubmitted || !(error instanceof Conflict)) throw error;
+        throw reviewRefusal(notSubmitted, await this.latestReviewSince(notSubmitted.id));
+      });
     this.published(task, change!);
     if (task.status === 'done') await this.publishDependents(task.id, 'unblocked');
     return taskOutput(task);
@@ -225,6 +239,20 @@ export class Board {
     // An edit may make the task ready, or claimable by someone new: the event wakes whoever it concerns.
     if (edited) this.published(task, { actor: agent.name, action: 'edited' });
     return taskOutput(task);
+  }
+
+  /**
+   * The newest review of a task, if none of its submissions came after it: the decision a second reviewer lost to.
+   * Read after the refusal (the winning review is committed by then), only to word the refusal.
+   */
+  private async latestReviewSince(taskId: number): Promise<Review | undefined> {
+    const detail = await this.deps.store.getTask(taskId, { messages: { newestFirst: true, limit: 0 }, history: { newestFirst: true, limit: REVIEW_LOOKBACK } });
+    // A review is the decision on the newest submission only while no later claim or submission followed it.
+    for (const row of detail?.history ?? []) {
+      if (row.action === 'approved' || row.action === 'rejected') return detail!.reviews.at(-1);
+      if (row.action === 'claimed' || row.action === 'submitted') return undefined;
+    }
+    return undefined;
   }
 
   /** After a blocker reached a final state: tells waiters and live views about each unfinished dependent. */

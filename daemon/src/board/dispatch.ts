@@ -7,12 +7,13 @@ import { asBoardError, InvalidInput, NotFound, RateLimited, Unavailable, type Bo
 import { log, logger } from '../log.js';
 import type { RateLimit } from '../rate-limit.js';
 import { withCallDeadline } from '../store/call-deadline.js';
-import { AuditTicket, IdempotencyKeyTaken, type BoardStore, type LeaseRenewal } from '../store/store.js';
+import { AuditTicket, IdempotencyKeyTaken, type BoardStore, type Face, type LeaseRenewal } from '../store/store.js';
 import type { Board, CallContext, IdempotencyClaim } from './board.js';
 import type { Leases } from './leases.js';
 import type { Presence } from './presence.js';
 import type { PathReservations } from './reservations.js';
 import type { Room } from './room.js';
+import { requirePageActor } from './rules.js';
 
 type Handler = (agent: Agent, input: never, ctx: CallContext) => Promise<Record<string, unknown>>;
 
@@ -25,6 +26,8 @@ export interface CallOptions {
   readonly signal?: AbortSignal;
   /** False for a watcher's calls (WATCHER_HEADER): they are no sign that the agent lives, so they renew no lease. */
   readonly renewsLeases?: boolean;
+  /** The face the call came through, kept in its audit row; 'web' calls are an owner's page actions. */
+  readonly face?: Face;
 }
 
 export interface ToolDispatcherOptions {
@@ -114,6 +117,7 @@ export class ToolDispatcher {
       if (!tool || !handler) throw new NotFound(`no tool is called "${toolName}"; tools/list shows the tools there are`);
       const wait = await this.options.limiter.take(agent.name);
       if (wait > 0) throw new RateLimited(wait);
+      if (options.face === 'web') requirePageActor(agent);
       const input = parseInput(tool, args);
       const claim = options.idempotencyKey !== undefined && tool.mutates ? idempotencyClaim(agent, tool, input, options.idempotencyKey) : undefined;
       // A successful call shows the agent is alive: it renews every claim the agent holds (at most once per
@@ -124,7 +128,7 @@ export class ToolDispatcher {
         outcome = 'replayed';
         auditTaskId ??= taskIdOf(output['task']);
       } else {
-        if (tool.mutates) ticket = new AuditTicket({ agent: agent.name, tool: tool.name, taskId: taskId ?? null }, renewal);
+        if (tool.mutates) ticket = new AuditTicket({ agent: agent.name, tool: tool.name, taskId: taskId ?? null, face: options.face }, renewal);
         stage = 'handler';
         try {
           output = await handler(agent, input as never, {
@@ -145,7 +149,7 @@ export class ToolDispatcher {
       // call answered without its row would break docs/SPEC.md §7, so if the row cannot be written the call fails.
       if (!ticket?.written) {
         if (stage === 'before' || !tool.mutates || outcome === 'replayed') stage = 'after';
-        await this.options.store.appendAudit({ agent: agent.name, tool: tool.name, taskId: auditTaskId ?? null, outcome }, renewal).catch((error: unknown) => {
+        await this.options.store.appendAudit({ agent: agent.name, tool: tool.name, taskId: auditTaskId ?? null, outcome, face: options.face }, renewal).catch((error: unknown) => {
           // Its commit went unanswered, so the row may stand: no failure row may follow it.
           if (error instanceof Unavailable && error.applied === 'unknown') rowMayStand = true;
           throw error;
@@ -160,11 +164,11 @@ export class ToolDispatcher {
       outcome = failure.code;
     }
     logger.info(
-      { request_id: options.requestId, agent: agent.name, tool: tool?.name ?? 'unknown_tool', task_id: auditTaskId, outcome, duration_ms: Math.round((performance.now() - started) * 10) / 10 },
+      { request_id: options.requestId, agent: agent.name, tool: tool?.name ?? 'unknown_tool', task_id: auditTaskId, outcome, face: options.face, duration_ms: Math.round((performance.now() - started) * 10) / 10 },
       'tool call',
     );
     if (!failure) return output!;
-    const row = { agent: agent.name, tool: tool ? tool.name : 'unknown_tool', taskId: auditTaskId ?? null, outcome };
+    const row = { agent: agent.name, tool: tool ? tool.name : 'unknown_tool', taskId: auditTaskId ?? null, outcome, face: options.face };
     // A change whose commit went unanswered may stand, with its own `ok` row, and so may a read's row whose commit
     // went unanswered: a failure row beside it would be a second row for one call. The log keeps the call instead
     // (docs/SPEC.md §7).

@@ -3,7 +3,7 @@ import { FINAL_STATUSES, type Priority, type Task } from 'roundtable-shared';
 import { Conflict, Forbidden, InvalidInput } from '../errors.js';
 import type { DependencyFacts, TaskEdit } from '../store/store.js';
 import { checkDependencies } from './dependencies.js';
-import { requireNotObserver, type Caller } from './rules.js';
+import { maySteer, requireNotObserver, steersAll, type Caller } from './rules.js';
 
 /** The fields an edit asks for, normalised (skills and dependencies without repeats); absent: unchanged. */
 export interface EditRequest {
@@ -15,18 +15,18 @@ export interface EditRequest {
   readonly dependsOn?: readonly number[] | undefined;
 }
 
-/** Who edits tasks at all: the leader in role mode, a peer in peer mode (only its own tasks; see decideEdit). */
+/** Who edits tasks at all: the leader and owners, or a peer in peer mode (only its own tasks; see decideEdit). */
 export function requireEditor(caller: Caller): void {
   requireNotObserver(caller, 'edit tasks');
-  if (caller.mode === 'role' && caller.agent.role !== 'leader') {
-    throw new Forbidden(`only the leader may edit tasks; you are ${caller.agent.name}, a ${caller.agent.role}`);
+  if (caller.mode === 'role' && !steersAll(caller)) {
+    throw new Forbidden(`only the leader or an owner may edit tasks; you are ${caller.agent.name}, a ${caller.agent.role}`);
   }
 }
 
-/** Who is told of tasks stranded by a cancelled blocker: whoever may edit them. */
-export function strandedScope({ agent, mode }: Caller): 'all' | 'created' | 'none' {
-  if (mode === 'role') return agent.role === 'leader' ? 'all' : 'none';
-  return agent.role === 'peer' ? 'created' : 'none';
+/** Who is told of tasks stranded by a cancelled blocker: whoever may edit them (the leader and owners all of them). */
+export function strandedScope(caller: Caller): 'all' | 'created' | 'none' {
+  if (steersAll(caller)) return 'all';
+  return caller.mode === 'peer' && caller.agent.role === 'peer' ? 'created' : 'none';
 }
 
 /** The same members, whatever the order: compared item by item, never joined into one string (a member may hold the joiner). */
@@ -41,8 +41,8 @@ function sameList<T extends string | number>(a: readonly T[], b: readonly T[]): 
 export function decideEdit(task: Task, caller: Caller, request: EditRequest, facts: DependencyFacts): TaskEdit | null {
   requireEditor(caller);
   const { agent } = caller;
-  if (caller.mode === 'peer' && task.created_by !== agent.name) {
-    throw new Forbidden(`task ${task.id} was created by ${task.created_by}; in peer mode only its creator may edit it`);
+  if (!maySteer(task, caller)) {
+    throw new Forbidden(`task ${task.id} was created by ${task.created_by}; in peer mode only its creator or an owner may edit it`);
   }
   if (FINAL_STATUSES.includes(task.status)) throw new Conflict(`task ${task.id} is ${task.status}; a final task cannot be edited`);
 

@@ -3,7 +3,7 @@ import { LIMITS, type Reservation, type Task } from 'roundtable-shared';
 import { Conflict, Forbidden, InvalidInput, StaleClaim } from '../errors.js';
 import type { NewReservation, ReservationChange } from '../store/store.js';
 import { literalPrefix, patternsOverlap } from './overlap.js';
-import { leaseLapsed, requireNotObserver, type Caller } from './rules.js';
+import { isOwner, leaseLapsed, requireNotObserver, type Caller } from './rules.js';
 
 export interface ReserveCall {
   /** Distinct patterns, as given. */
@@ -28,6 +28,7 @@ const MAX_CONFLICTS_NAMED = 5;
 function requireHolderOfPaths(task: Task, caller: Caller, now: number, verb: string): number {
   requireNotObserver(caller, `${verb} paths`);
   const { agent } = caller;
+  if (isOwner(agent)) throw new Forbidden(`owners never claim, so never ${verb} paths; you are ${agent.name}, an owner. Paths are reserved by a claim's holder`);
   if (task.status !== 'claimed' || task.claim_id === null) {
     throw new Conflict(`task ${task.id} is ${task.status}, not claimed; paths are reserved for a claim, so claim_task it first`);
   }

@@ -8,11 +8,21 @@ import {
   type readLog,
   type readUnread,
 } from 'roundtable-shared';
-import type { Agent } from '../agents.js';
+import type { Agent, AgentDirectory } from '../agents.js';
 import { InvalidInput, NotFound } from '../errors.js';
+import { log } from '../log.js';
 import type { StoredRoomMessage } from '../store/store.js';
 import { callerOf, warning, writeExtras, type BoardDeps, type CallContext } from './context.js';
 import { requireNotObserver } from './rules.js';
+
+/**
+ * The owners a message names as recipients (never for "all"): a direct message to a person, the case that should
+ * reach them away from the page too (webhooks to owners, issue 26, hang off this). Names from the directory only.
+ */
+export function ownersAddressed(to: 'all' | readonly string[], directory: AgentDirectory): string[] {
+  if (to === 'all') return [];
+  return to.filter((name) => directory.find(name)?.role === 'owner');
+}
 
 /** Who may see a message: everyone for "all", else its author and its recipients. */
 function visibleTo(message: StoredRoomMessage, name: string): boolean {
@@ -41,6 +51,8 @@ export class Room {
     const render = (message: StoredRoomMessage) => ({ message, recipients, ...warning });
     const message = await this.deps.store.postRoomMessage({ author: agent.name, to, recipients, text: input.text }, writeExtras(ctx, render));
     this.deps.events.publish({ type: 'room', message_id: message.id, from: agent.name, to });
+    const owners = ownersAddressed(to, directory).filter((name) => name !== agent.name);
+    if (owners.length > 0) log.info('direct message to an owner', { message_id: message.id, from: agent.name, owners });
     return render(message);
   }
 

@@ -1,6 +1,7 @@
 // The board's rules as pure decisions: given the caller and the task as stored, return the change or throw why not.
 // Role mode: the leader creates, reviews and cancels; workers claim. Peer mode: every peer creates and claims,
-// any peer but the submitter reviews, the creator cancels. Observers only read, in either mode.
+// any peer but the submitter reviews, the creator cancels. Observers only read, in either mode. Owners (people, in
+// either mode) do what the leader does on any task, whatever the mode, and never claim.
 import { FINAL_STATUSES, type BoardMode, type Task, type Verdict } from 'roundtable-shared';
 import type { Agent, AgentDirectory } from '../agents.js';
 import { Conflict, Forbidden, InvalidInput, StaleClaim } from '../errors.js';
@@ -19,30 +20,64 @@ export function requireNotObserver({ agent }: Caller, action: string): void {
   if (agent.role === 'observer') throw new Forbidden(`observers only read; ${describe(agent)} and may not ${action}`);
 }
 
-export function requireCreator(caller: Caller): void {
-  requireNotObserver(caller, 'create tasks');
-  if (caller.mode === 'role' && caller.agent.role !== 'leader') throw new Forbidden(`only the leader may create tasks; ${describe(caller.agent)}`);
+/** An owner is a person at the table: it plans, reviews and steers, in either mode, and never claims. */
+export function isOwner(agent: Agent): boolean {
+  return agent.role === 'owner';
 }
 
-/** Whether the caller claims tasks at all: a worker in role mode, a peer in peer mode. */
+/** Whether the live page offers this agent's session its actions (forms and buttons); see requirePageActor. */
+export function mayActOnPage(agent: Agent): boolean {
+  return isOwner(agent);
+}
+
+/**
+ * The live page's actions are for people: an owner's session acts through it; any other session only watches (an
+ * agent acts through its own app's tools).
+ */
+export function requirePageActor(agent: Agent): void {
+  if (!mayActOnPage(agent)) {
+    throw new Forbidden(`the board page's actions are for owners; ${describe(agent)}, so this session only watches. Act through your agent app's tools`);
+  }
+}
+
+/** Whether the caller steers every task: the leader (role mode) and owners (either mode). */
+export function steersAll({ agent, mode }: Caller): boolean {
+  return isOwner(agent) || (mode === 'role' && agent.role === 'leader');
+}
+
+export function requireCreator(caller: Caller): void {
+  requireNotObserver(caller, 'create tasks');
+  if (caller.mode === 'role' && !steersAll(caller)) throw new Forbidden(`only the leader or an owner may create tasks; ${describe(caller.agent)}`);
+}
+
+/** Whether the caller claims tasks at all: a worker in role mode, a peer in peer mode. Owners and observers never do. */
 export function mayClaim({ agent, mode }: Caller): boolean {
   return mode === 'role' ? agent.role === 'worker' : agent.role === 'peer';
 }
 
-/** Which submissions the caller reviews: the leader all of them; a peer those of others; anyone else none. */
-export function reviewScope({ agent, mode }: Caller): 'all' | 'others' | 'none' {
-  if (mode === 'role') return agent.role === 'leader' ? 'all' : 'none';
-  return agent.role === 'peer' ? 'others' : 'none';
+/** Which submissions the caller reviews: the leader and owners all of them; a peer those of others; anyone else none. */
+export function reviewScope(caller: Caller): 'all' | 'others' | 'none' {
+  if (steersAll(caller)) return 'all';
+  return caller.mode === 'peer' && caller.agent.role === 'peer' ? 'others' : 'none';
 }
 
 export function requireClaimer(caller: Caller): void {
   requireNotObserver(caller, 'claim tasks');
-  if (caller.mode === 'role' && caller.agent.role !== 'worker') throw new Forbidden(`only workers may claim tasks; ${describe(caller.agent)}`);
+  if (isOwner(caller.agent)) throw new Forbidden(`owners never claim, submit or reserve paths; ${describe(caller.agent)}. Assign the task to a member instead`);
+  if (!mayClaim(caller)) throw new Forbidden(`only workers may claim tasks; ${describe(caller.agent)}`);
 }
 
 export function requireReviewer(caller: Caller): void {
   requireNotObserver(caller, 'review tasks');
-  if (caller.mode === 'role' && caller.agent.role !== 'leader') throw new Forbidden(`only the leader may review tasks; ${describe(caller.agent)}`);
+  if (reviewScope(caller) === 'none') throw new Forbidden(`only the leader or an owner may review tasks; ${describe(caller.agent)}`);
+}
+
+/**
+ * Who steers a task: the leader and owners any task; in peer mode a peer the tasks it created. They edit it, cancel it
+ * and release a claim someone else holds on it.
+ */
+export function maySteer(task: Task, caller: Caller): boolean {
+  return steersAll(caller) || (caller.mode === 'peer' && caller.agent.role === 'peer' && task.created_by === caller.agent.name);
 }
 
 /** Who may be assigned a task at creation: a worker in role mode, a peer in peer mode. */
@@ -105,20 +140,20 @@ function requireHolder(task: Task, agent: Agent, verb: 'release' | 'submit', cal
     throw new Conflict(`task ${task.id} is ${task.status}, not claimed; only a claimed task can be ${verb === 'release' ? 'released' : 'submitted'}`);
   }
   if (task.assignee !== agent.name) {
-    const others = verb === 'release' ? ', or the leader (in peer mode: its creator) with a note' : '';
+    const others = verb === 'release' ? ', or the leader or an owner (in peer mode: its creator, or an owner) with a note' : '';
     throw new Forbidden(`task ${task.id} is claimed by ${task.assignee ?? 'nobody'}; only its assignee may ${verb} it${others}`);
   }
   if (leaseLapsed(task, call.now)) throw new StaleClaim(task.id, task.claim_id, `your claim on task ${task.id} lapsed at ${task.lease_expires_at}`);
 }
 
-/** Who may release a task someone else holds (a crashed agent's): the leader in role mode, the creator in peer mode. */
-export function mayForceRelease(task: Task, { agent, mode }: Caller): boolean {
-  return mode === 'role' ? agent.role === 'leader' : agent.role === 'peer' && task.created_by === agent.name;
+/** Who may release a task someone else holds (a crashed agent's): whoever steers it (maySteer). */
+export function mayForceRelease(task: Task, caller: Caller): boolean {
+  return maySteer(task, caller);
 }
 
 /**
  * Release returns the task to the open pool; it is then claimable by any qualified member. The holder releases its
- * own; the leader (peer mode: the creator) may release another's, and must say why.
+ * own; the leader or an owner (peer mode: the creator, or an owner) may release another's, and must say why.
  */
 export function decideRelease(task: Task, caller: Caller, call: HolderCall & { readonly note: string | null }): TaskChange {
   const { agent } = caller;
@@ -163,6 +198,19 @@ export function decideSubmit(task: Task, { agent }: Caller, result: string, call
   return { actor: agent.name, action: 'submitted', status: 'submitted', assignee: agent.name, result, note: result };
 }
 
+/**
+ * Several may review one submission (the leader and owners, in role mode): the first decision wins. The one that
+ * comes second finds the task no longer submitted, and is told whose decision it was (from the newest review, when
+ * the store has one after the task's last submission).
+ */
+export function reviewRefusal(task: Task, latest: { readonly reviewer: string; readonly verdict: Verdict; readonly created_at: string } | undefined): Conflict {
+  if (!latest) return new Conflict(`task ${task.id} is ${task.status}, not submitted; only a submitted task can be reviewed`);
+  const decision = latest.verdict === 'approve' ? 'approved' : 'rejected';
+  return new Conflict(
+    `task ${task.id} was already ${decision} by ${latest.reviewer} at ${latest.created_at}; the first review of a submission wins. It is ${task.status} now: get_task ${task.id} shows the review`,
+  );
+}
+
 export function decideReview(task: Task, caller: Caller, verdict: Verdict, note: string | null): TaskChange {
   requireReviewer(caller);
   const { agent } = caller;
@@ -181,9 +229,9 @@ export function decideReview(task: Task, caller: Caller, verdict: Verdict, note:
 export function decideCancel(task: Task, caller: Caller, reason: string | null): TaskChange {
   requireNotObserver(caller, 'cancel tasks');
   const { agent } = caller;
-  if (caller.mode === 'role' && agent.role !== 'leader') throw new Forbidden(`only the leader may cancel tasks; ${describe(agent)}`);
-  if (caller.mode === 'peer' && task.created_by !== agent.name) {
-    throw new Forbidden(`task ${task.id} was created by ${task.created_by}; in peer mode only its creator may cancel it`);
+  if (caller.mode === 'role' && !steersAll(caller)) throw new Forbidden(`only the leader or an owner may cancel tasks; ${describe(agent)}`);
+  if (!maySteer(task, caller)) {
+    throw new Forbidden(`task ${task.id} was created by ${task.created_by}; in peer mode only its creator or an owner may cancel it`);
   }
   if (FINAL_STATUSES.includes(task.status)) throw new Conflict(`task ${task.id} is already ${task.status}; a final task cannot be cancelled`);
   return { actor: agent.name, action: 'cancelled', status: 'cancelled', assignee: task.assignee, note: reason };

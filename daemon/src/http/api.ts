@@ -26,6 +26,7 @@ export function apiRoutes(dispatcher: ToolDispatcher, store: BoardStore, leases:
       requestId: c.get('requestId'),
       signal: c.req.raw.signal,
       renewsLeases: c.req.header(WATCHER_HEADER) === undefined,
+      face: 'api' as const,
       ...(idempotencyKey !== undefined && { idempotencyKey }),
     };
     return c.json(await dispatcher.call(c.get('agent'), c.req.param('name'), args, options));

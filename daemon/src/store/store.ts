@@ -139,11 +139,16 @@ export interface TaskDetail {
   readonly dependents: number[];
 }
 
+/** The face a tool call came through: /mcp, the JSON API (the bridge's), or an owner's action on the live page. */
+export type Face = 'mcp' | 'api' | 'web';
+
 export interface AuditRow {
   readonly agent: string | null;
   readonly tool: string;
   readonly taskId: number | null;
   readonly outcome: string;
+  /** Absent: not known (a caller inside the daemon). */
+  readonly face?: Face | undefined;
 }
 
 /** Asks a mutation to record its response under an idempotency key, in the same transaction. */
@@ -171,7 +176,7 @@ export interface LeaseRenewal {
 export class AuditTicket {
   written = false;
   constructor(
-    readonly row: { readonly agent: string; readonly tool: string; readonly taskId: number | null },
+    readonly row: { readonly agent: string; readonly tool: string; readonly taskId: number | null; readonly face?: Face | undefined },
     readonly renewal?: LeaseRenewal,
   ) {}
 }

@@ -3,9 +3,13 @@ import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { AgentDirectory } from '../agents.js';
 import type { TrustProxy } from '../config.js';
+import type { ToolDispatcher } from '../board/dispatch.js';
 import type { EventBus } from '../events.js';
+import { bodyLimit as actionBodyLimit } from '../http/body-limit.js';
 import { RateLimiter } from '../rate-limit.js';
 import type { BoardStore } from '../store/store.js';
+import { actionRoutes } from './action-routes.js';
+import { pageActionGuard } from './csrf.js';
 import { eventRoutes, LiveStreams } from './event-stream.js';
 import { securityHeaders } from './security-headers.js';
 import { sessionAuth, type SessionVariables } from './session-auth.js';
@@ -21,6 +25,10 @@ export type { ViewSources } from './view-data.js';
 export const WEB_READ_PATHS: readonly string[] = [...Object.keys(PAGE_FILES), '/view/*', '/events'];
 /** Paths that change something: signing in and out. */
 export const WEB_WRITE_PATHS: readonly string[] = ['/session', '/session/*'];
+/** An owner's actions on the board (action-routes.ts): they change the board, so they are guarded like sign-in. */
+export const WEB_ACTION_PATHS: readonly string[] = ['/actions/*'];
+/** As for a tool call on the JSON API. */
+const MAX_ACTION_BODY_BYTES = 1024 * 1024;
 
 export const SIGN_IN_ATTEMPTS_PER_MINUTE = 10;
 const MAX_SIGN_IN_BODY_BYTES = 8 * 1024;
@@ -32,6 +40,8 @@ export interface WebViewOptions {
   readonly boardName: string;
   readonly trustProxy: TrustProxy;
   readonly sources: ViewSources;
+  /** Runs an owner's page actions, as it runs every tool call. */
+  readonly dispatcher: ToolDispatcher;
   /** ROUNDTABLE_MAX_EVENT_STREAMS. */
   readonly maxEventStreams: number;
   /** Several daemons on one PostgreSQL board: sessions kept in the database too. */
@@ -39,7 +49,7 @@ export interface WebViewOptions {
 }
 
 export interface WebView {
-  /** Routes for WEB_READ_PATHS and WEB_WRITE_PATHS; the caller puts the Host/Origin guard in front of them. */
+  /** Routes for WEB_READ_PATHS, WEB_WRITE_PATHS and WEB_ACTION_PATHS; the caller puts the Host/Origin guard in front of them. */
   readonly routes: Hono;
   /** Ends every open event stream (before the server closes). */
   close(): void;
@@ -65,7 +75,7 @@ export function createWebView(options: WebViewOptions): WebView {
 
   const web = new Hono<{ Variables: SessionVariables }>();
   // Only the web paths: the API, /mcp and /status keep their own headers.
-  for (const path of [...WEB_READ_PATHS, ...WEB_WRITE_PATHS]) web.use(path, headers);
+  for (const path of [...WEB_READ_PATHS, ...WEB_WRITE_PATHS, ...WEB_ACTION_PATHS]) web.use(path, headers);
   for (const path of WEB_WRITE_PATHS) web.use(path, bodyLimit({ maxSize: MAX_SIGN_IN_BODY_BYTES }));
   web.route(
     '/session',
@@ -83,6 +93,8 @@ export function createWebView(options: WebViewOptions): WebView {
   web.route('/view', viewRoutes(view));
   web.use('/events', signedIn);
   web.route('/events', eventRoutes(live));
+  for (const path of WEB_ACTION_PATHS) web.use(path, actionBodyLimit({ maxSize: MAX_ACTION_BODY_BYTES }), signedIn, pageActionGuard());
+  web.route('/actions', actionRoutes(options.dispatcher));
   web.route('/', staticRoutes());
   return {
     routes: web as unknown as Hono,

@@ -3,6 +3,7 @@ import { FINAL_STATUSES, LIMITS, TASK_STATUSES, UNTRUSTED_CONTENT_WARNING, type 
 import type { Agent, AgentDirectory } from '../agents.js';
 import type { Board } from '../board/board.js';
 import type { Presence } from '../board/presence.js';
+import { mayActOnPage } from '../board/rules.js';
 import type { Room } from '../board/room.js';
 import type { BoardStore } from '../store/store.js';
 
@@ -43,7 +44,8 @@ export class BoardView {
     return {
       board: this.options.boardName,
       mode: this.options.agents().mode,
-      me: { name: agent.name, role: agent.role },
+      // Whether the page shows its forms and buttons: only an owner's session acts (rules.ts requirePageActor).
+      me: { name: agent.name, role: agent.role, acts: mayActOnPage(agent) },
       tasks,
       counts,
       members: members.members,

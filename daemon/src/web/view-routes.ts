@@ -1,6 +1,7 @@
 // The page's data: GET /view/state (the board at a glance) and GET /view/tasks/:id (one task, its messages and history paged), for a signed-in session.
 import { Hono } from 'hono';
 import { InvalidInput } from '../errors.js';
+import { csrfTokenFor } from './csrf.js';
 import type { SessionVariables } from './session-auth.js';
 import type { BoardView } from './view-data.js';
 
@@ -12,7 +13,8 @@ export function viewRoutes(view: BoardView): Hono<{ Variables: SessionVariables 
     c.header('Cache-Control', 'no-store');
   });
 
-  routes.get('/state', async (c) => c.json(await view.state(c.get('agent'))));
+  // With the session's CSRF token, which the page sends back with every action (csrf.ts).
+  routes.get('/state', async (c) => c.json({ ...(await view.state(c.get('agent'))), csrf_token: csrfTokenFor(c.get('sessionId')) }));
 
   routes.get('/tasks/:id', async (c) => {
     const raw = c.req.param('id');

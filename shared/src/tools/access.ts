@@ -4,11 +4,14 @@ import type { Role } from '../states.js';
 /**
  * The roles that can use each tool at all. The daemon's rules (daemon/src/board/rules.ts) stay the authority on every
  * call; a test calls each tool a role does not see and expects the rules' `forbidden`, so the two cannot drift apart.
- * Roles are bound to modes (leader and worker: role mode; peer: peer mode; observer: either), so a role says enough.
+ * Roles are bound to modes (leader and worker: role mode; peer: peer mode; observer and owner: either), so a role says
+ * enough.
  */
-const EVERY_ROLE = ['leader', 'worker', 'peer', 'observer'] as const satisfies readonly Role[];
-const WRITERS = ['leader', 'worker', 'peer'] as const satisfies readonly Role[];
-const LEADS = ['leader', 'peer'] as const satisfies readonly Role[];
+const EVERY_ROLE = ['leader', 'worker', 'peer', 'observer', 'owner'] as const satisfies readonly Role[];
+const WRITERS = ['leader', 'worker', 'peer', 'owner'] as const satisfies readonly Role[];
+/** Who plans and reviews: the leader, a peer, and an owner (a person steering the board, in either mode). */
+const LEADS = ['leader', 'peer', 'owner'] as const satisfies readonly Role[];
+/** An owner never claims, so never submits or reserves paths. */
 const CLAIMERS = ['worker', 'peer'] as const satisfies readonly Role[];
 
 /** The named groups a list can be narrowed to (agents.json "toolsets", the bridge's --toolsets). */
@@ -28,7 +31,7 @@ export const TOOL_ACCESS = {
   list_tasks: { roles: EVERY_ROLE, toolset: 'tasks' },
   get_task: { roles: EVERY_ROLE, toolset: 'tasks' },
   claim_task: { roles: CLAIMERS, toolset: 'tasks' },
-  // The holder releases its own; the leader (peer mode: the creator) releases a crashed agent's.
+  // The holder releases its own; the leader or an owner (peer mode: the creator, or an owner) releases a crashed agent's.
   release_task: { roles: WRITERS, toolset: 'tasks' },
   post_message: { roles: WRITERS, toolset: 'tasks' },
   submit_result: { roles: CLAIMERS, toolset: 'tasks' },

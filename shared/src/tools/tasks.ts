@@ -26,7 +26,7 @@ const requiredSkills = z
 export const createTask = defineTool({
   name: 'create_task',
   title: 'Create a task',
-  description: 'Create an open task (leader; in peer mode any peer). required_skills limits who may claim it; assignee reserves it for one worker (peer); depends_on lists tasks that must be done first; priority defaults to normal. Workers then find it with list_tasks or wait_for_activity.',
+  description: 'Create an open task (leader or owner; in peer mode any peer). required_skills limits who may claim it; assignee reserves it for one worker (peer); depends_on lists tasks that must be done first; priority defaults to normal. Workers then find it with list_tasks or wait_for_activity.',
   input: z.strictObject({
     title: boundedText('title', LIMITS.title),
     description: optionalText('description', LIMITS.description),
@@ -129,7 +129,7 @@ export const claimTask = defineTool({
 export const releaseTask = defineTool({
   name: 'release_task',
   title: 'Release a task',
-  description: 'Give back a task you claimed (claimed -> open) when you cannot finish it. The leader (in peer mode the creator) may release another agent\'s claim, e.g. a crashed one, with a note saying why.',
+  description: 'Give back a task you claimed (claimed -> open) when you cannot finish it. The leader or an owner (in peer mode the creator) may release another agent\'s claim, e.g. a crashed one, with a note saying why.',
   input: z.strictObject({
     task_id: taskId,
     claim_id: claimId.optional(),
@@ -165,7 +165,7 @@ export const submitResult = defineTool({
 export const reviewTask = defineTool({
   name: 'review_task',
   title: 'Review a submitted task',
-  description: 'Review a submitted task (leader; in peer mode any peer but the submitter): approve makes it done; reject reopens it and needs a note saying what to change.',
+  description: 'Review a submitted task (leader or owner, first review wins; in peer mode any peer but the submitter): approve makes it done; reject reopens it and needs a note saying what to change.',
   input: z.strictObject({
     task_id: taskId,
     verdict: z.enum(VERDICTS, { error: 'verdict must be approve or reject' }),
@@ -178,7 +178,7 @@ export const reviewTask = defineTool({
 export const cancelTask = defineTool({
   name: 'cancel_task',
   title: 'Cancel a task',
-  description: 'Cancel an unfinished task (leader; in peer mode its creator); the reason is kept in its history. Tasks depending on it stay blocked until edited with update_task.',
+  description: 'Cancel an unfinished task (leader or owner; in peer mode its creator); the reason is kept in its history. Tasks depending on it stay blocked until edited with update_task.',
   input: z.strictObject({ task_id: taskId, reason: optionalText('reason', LIMITS.cancelReason) }),
   output: oneTask,
   mutates: true,
@@ -187,7 +187,7 @@ export const cancelTask = defineTool({
 export const updateTask = defineTool({
   name: 'update_task',
   title: 'Edit a task',
-  description: 'Edit an unfinished task (leader; in peer mode its creator): title, description, required_skills, priority, assignee (null lifts it), depends_on (replaces the list; no cycles). Skills and assignee are fixed while claimed or submitted. The history keeps the old values.',
+  description: 'Edit an unfinished task (leader or owner; in peer mode its creator): title, description, required_skills, priority, assignee (null lifts it), depends_on (replaces the list; no cycles). Skills and assignee are fixed while claimed or submitted. The history keeps the old values.',
   input: z.strictObject({
     task_id: taskId,
     title: boundedText('title', LIMITS.title).optional(),

@@ -10,11 +10,11 @@ let auditAndRenewal: string | undefined;
 export async function appendAudit(db: Db, row: AuditRow, renewal: LeaseRenewal | undefined): Promise<void> {
   const at = new Date().toISOString();
   if (!renewal) {
-    await db`INSERT INTO audit_log (at, agent, tool, task_id, outcome) VALUES (${at}, ${row.agent}, ${row.tool}, ${row.taskId}, ${row.outcome})`;
+    await db`INSERT INTO audit_log (at, agent, tool, task_id, outcome, face) VALUES (${at}, ${row.agent}, ${row.tool}, ${row.taskId}, ${row.outcome}, ${row.face ?? null})`;
     return;
   }
-  auditAndRenewal ??= `WITH renewed AS (${renewalStatement(6)}) INSERT INTO audit_log (at, agent, tool, task_id, outcome) VALUES ($1, $2, $3, $4, $5)`;
-  await db.unsafe(auditAndRenewal, [at, row.agent, row.tool, row.taskId, row.outcome, renewal.agent, renewal.until, renewal.now], { prepare: true });
+  auditAndRenewal ??= `WITH renewed AS (${renewalStatement(7)}) INSERT INTO audit_log (at, agent, tool, task_id, outcome, face) VALUES ($1, $2, $3, $4, $5, $6)`;
+  await db.unsafe(auditAndRenewal, [at, row.agent, row.tool, row.taskId, row.outcome, row.face ?? null, renewal.agent, renewal.until, renewal.now], { prepare: true });
 }
 
 export async function lastSeen(db: Db, names: readonly string[]): Promise<Map<string, string>> {
@@ -35,7 +35,7 @@ export async function recordExtras<T>(tx: Tx, extras: WriteExtras<T> | undefined
   // Sent together (the pool pipelines the statements of one transaction): one round trip for all.
   await Promise.all([
     recordResponse(tx, extras?.response, result),
-    audit && tx`INSERT INTO audit_log (at, agent, tool, task_id, outcome) VALUES (${new Date().toISOString()}, ${audit.row.agent}, ${audit.row.tool}, ${audit.row.taskId ?? taskId}, 'ok')`,
+    audit && tx`INSERT INTO audit_log (at, agent, tool, task_id, outcome, face) VALUES (${new Date().toISOString()}, ${audit.row.agent}, ${audit.row.tool}, ${audit.row.taskId ?? taskId}, 'ok', ${audit.row.face ?? null})`,
     audit?.renewal && renewLeases(tx, audit.renewal.agent, audit.renewal.until, audit.renewal.now),
   ]);
   if (audit) audit.written = true;

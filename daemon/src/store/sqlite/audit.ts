@@ -18,7 +18,7 @@ export class SqliteAudit {
     private readonly renew: (renewal: LeaseRenewal) => void,
   ) {
     this.stmt = {
-      insertAudit: db.prepare('INSERT INTO audit_log (at, agent, tool, task_id, outcome) VALUES (?, ?, ?, ?, ?)'),
+      insertAudit: db.prepare('INSERT INTO audit_log (at, agent, tool, task_id, outcome, face) VALUES (?, ?, ?, ?, ?, ?)'),
       lastSeen: db.prepare('SELECT MAX(at) AS at FROM audit_log WHERE agent = ?').pluck(),
     };
   }
@@ -29,7 +29,7 @@ export class SqliteAudit {
    */
   appendAudit(row: AuditRow, renewal: LeaseRenewal | undefined): Promise<void> {
     return this.group.write(() => {
-      this.stmt.insertAudit.run(now(), row.agent, row.tool, row.taskId, row.outcome);
+      this.stmt.insertAudit.run(now(), row.agent, row.tool, row.taskId, row.outcome, row.face ?? null);
       if (renewal) this.renew(renewal);
     });
   }
@@ -51,7 +51,7 @@ export class SqliteAudit {
     this.idempotency.recordResponse(extras?.response, result);
     const audit = extras?.audit;
     if (audit) {
-      this.stmt.insertAudit.run(now(), audit.row.agent, audit.row.tool, audit.row.taskId ?? taskId, 'ok');
+      this.stmt.insertAudit.run(now(), audit.row.agent, audit.row.tool, audit.row.taskId ?? taskId, 'ok', audit.row.face ?? null);
       if (audit.renewal) this.renew(audit.renewal);
       audit.written = true;
     }

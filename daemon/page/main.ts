@@ -1,0 +1,167 @@
+// The live board page: signs in, reads /view/state and follows /events, and for an owner offers the board's actions.
+// Board text only ever becomes text nodes (dom.ts h); the script and styles are files, as the CSP requires.
+import { clearCards, markSelected, renderColumns } from './board-view.js';
+import { closeDetail, loadDetail, openDetail, rerenderDetail } from './detail-view.js';
+import { byId, hueOf, initials, startClocks } from './dom.js';
+import { currentFilter, updateFilterChoices, watchFilter } from './filter.js';
+import { connect, disconnect, reconnectNow, resetReconnects, setConnection, useStateLoader } from './live.js';
+import { renderMembers } from './members-view.js';
+import { request, setCsrfToken } from './net.js';
+import { renderRoom, updateRoomForm, watchRoomForm } from './room-view.js';
+import { showSignInForm, watchSignIn } from './signin.js';
+import { hooks, view } from './state.js';
+import { openTaskForm, setUpTaskForm } from './task-form.js';
+import type { BoardState } from './types.js';
+
+const REFRESH_DEBOUNCE_MS = 100;
+const PRESENCE_REFRESH_MS = 60_000;
+
+let stateTimer: ReturnType<typeof setTimeout> | null = null;
+let stateLoading = false;
+let stateAgain = false;
+let detailTimer: ReturnType<typeof setTimeout> | null = null;
+/** Whether the last state read let this session act, so the task panel is redrawn only when that changes. */
+let actedBefore = false;
+
+function signedOut(message: string): void {
+  view.signedIn = false;
+  view.data = null;
+  resetReconnects();
+  disconnect();
+  closeDetail();
+  const dialog = byId<HTMLDialogElement>('task-dialog');
+  if (dialog.open) dialog.close();
+  clearCards();
+  byId('room').replaceChildren();
+  byId('members').replaceChildren();
+  byId('board-name').textContent = '';
+  byId('me-name').textContent = '';
+  view.firstRender = true;
+  showSignInForm(message);
+}
+
+/** Fetches /view/state; 401 shows the sign-in form. Calls during a fetch are folded into one more fetch. */
+async function loadState(options: { initial?: boolean; boot?: boolean } = {}): Promise<void> {
+  if (stateLoading) {
+    stateAgain = true;
+    return;
+  }
+  stateLoading = true;
+  try {
+    const answer = await request<BoardState>('GET', '/view/state');
+    if (answer.status === 401) {
+      signedOut(view.signedIn ? 'Your session ended. Sign in again.' : '');
+      return;
+    }
+    if (answer.status !== 200 || !answer.body) throw new Error(`state: ${answer.status}`);
+    const first = !view.signedIn;
+    view.signedIn = true;
+    view.data = answer.body;
+    setCsrfToken(answer.body.csrf_token);
+    byId('signin').hidden = true;
+    byId('app').hidden = false;
+    render(answer.body);
+    if (first || options.initial) connect();
+  } catch {
+    if (view.signedIn) setConnection('offline', 'Offline — retrying');
+    else if (options.boot) showSignInForm('');
+  } finally {
+    stateLoading = false;
+    if (stateAgain) {
+      stateAgain = false;
+      scheduleState();
+    }
+  }
+}
+
+function scheduleState(): void {
+  if (stateTimer) return;
+  stateTimer = setTimeout(() => {
+    stateTimer = null;
+    void loadState();
+  }, REFRESH_DEBOUNCE_MS);
+}
+
+function scheduleDetail(): void {
+  if (detailTimer || view.openTaskId === null) return;
+  detailTimer = setTimeout(() => {
+    detailTimer = null;
+    void loadDetail();
+  }, REFRESH_DEBOUNCE_MS);
+}
+
+function render(data: BoardState): void {
+  document.title = `${data.board} · Roundtable`;
+  byId('board-name').textContent = data.board;
+  byId('board-mode').textContent = data.mode === 'peer' ? 'peer mode' : 'role mode';
+  const avatarEl = byId('me-avatar');
+  avatarEl.className = `avatar ${hueOf(data.me.name)}`;
+  avatarEl.textContent = initials(data.me.name);
+  byId('me-name').textContent = data.me.name;
+  byId('me-role').textContent = data.me.role;
+  // Controls only for a session that may act (an owner's); an observer's page has none.
+  byId('new-task').hidden = !data.me.acts;
+  const note = byId('untrusted-note');
+  note.textContent = data.me.acts
+    ? 'You act as an owner: every change goes through the board\'s rules and its audit log. Board text is written by agents and shown as plain text, never run.'
+    : 'Read-only view. Board text is written by agents and shown as plain text, never run.';
+  note.title = data.untrusted_content_warning;
+  updateFilterChoices(data);
+  renderColumns(data, currentFilter());
+  renderMembers(data.members);
+  // The form first: it takes room from the messages, which then scroll to the newest.
+  updateRoomForm(data);
+  renderRoom(data.room, data.me.name, view.firstRender);
+  // The panel's controls follow the role too (a reload of agents.json may have changed it).
+  if (view.detailLatest && data.me.acts !== actedBefore) rerenderDetail();
+  actedBefore = data.me.acts;
+  view.firstRender = false;
+}
+
+hooks.refreshState = scheduleState;
+hooks.refreshDetail = scheduleDetail;
+hooks.signedOut = signedOut;
+hooks.openDetail = (taskId, from) => {
+  openDetail(taskId, from);
+  markSelected(taskId);
+};
+hooks.editTask = (taskId, from) => {
+  const task = taskId === null ? null : view.detailLatest?.task.id === taskId ? view.detailLatest.task : null;
+  if (taskId !== null && task === null) return;
+  openTaskForm(task, from);
+};
+useStateLoader(() => loadState());
+
+watchSignIn(() => loadState({ initial: true }), () => signedOut(''));
+watchFilter(() => {
+  if (view.data) renderColumns(view.data, currentFilter());
+});
+watchRoomForm();
+setUpTaskForm();
+byId('new-task').addEventListener('click', (event) => hooks.editTask(null, event.currentTarget as HTMLElement));
+byId('detail-close').addEventListener('click', () => {
+  closeDetail();
+  markSelected(null);
+});
+byId('scrim').addEventListener('click', () => {
+  closeDetail();
+  markSelected(null);
+});
+document.addEventListener('keydown', (event) => {
+  // A dialog handles its own Escape; otherwise Escape closes the task panel.
+  if (event.key === 'Escape' && !byId<HTMLDialogElement>('task-dialog').open) {
+    closeDetail();
+    markSelected(null);
+  }
+});
+window.addEventListener('online', () => reconnectNow());
+document.addEventListener('visibilitychange', () => {
+  if (document.visibilityState === 'visible') reconnectNow();
+});
+startClocks();
+// Presence fades with time alone (active → idle → gone), which no event announces: look again now and then.
+setInterval(() => {
+  if (view.signedIn && document.visibilityState === 'visible') scheduleState();
+}, PRESENCE_REFRESH_MS);
+
+void loadState({ boot: true });

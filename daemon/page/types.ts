@@ -1,0 +1,36 @@
+// What the page reads from the daemon: /view/state and /view/tasks/{id}, typed from the tools' own output types.
+import type { Activity, Message, Review, Role, Task, TaskStatus, TaskSummary, ToolOutput, getTask, members } from 'roundtable-shared';
+
+export type Member = ToolOutput<typeof members>['members'][number];
+export type Holding = Member['holding'][number];
+
+export interface RoomMessage {
+  readonly id: number;
+  readonly from: string;
+  readonly to: 'all' | readonly string[];
+  readonly text: string;
+  readonly created_at: string;
+}
+
+export interface BoardState {
+  readonly board: string;
+  readonly mode: 'role' | 'peer';
+  /** acts: the page offers this session its forms and buttons (an owner's). */
+  readonly me: { readonly name: string; readonly role: Role; readonly acts: boolean };
+  readonly tasks: readonly TaskSummary[];
+  readonly counts: Partial<Record<TaskStatus, number>>;
+  readonly members: readonly Member[];
+  readonly room: readonly RoomMessage[];
+  readonly untrusted_content_warning: string;
+  /** Sent back with every page action (daemon/src/web/csrf.ts). */
+  readonly csrf_token: string;
+}
+
+export type TaskDetail = ToolOutput<typeof getTask> & {
+  readonly task: Task;
+  readonly messages: readonly Message[];
+  readonly reviews: readonly Review[];
+  readonly history: readonly Activity[];
+};
+
+export type { Activity, Message, Review, Task, TaskStatus, TaskSummary };
