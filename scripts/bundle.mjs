@@ -19,19 +19,19 @@ const PACKAGES = {
 
 /**
  * The SDK's Server builds an ajv validator for one thing: checking what a client answers to an elicitation request.
- * The bridge never asks the client for input, and ajv is a quarter of the bundle and of its start-up, so the bridge's
- * bundle gets a validator that says so if anything ever asks for it.
+ * The bridge never asks the client for input, and ajv is a third of the SDK's code and of its start-up, so the
+ * bridge's bundle gets the SDK's Node shims (@modelcontextprotocol/server/_shims: `process` and the default
+ * validator) with a validator that says so if anything ever asks for it.
  */
 function withoutAjv() {
   return {
     name: 'without-ajv',
     setup(b) {
-      b.onResolve({ filter: /\/validation\/ajv-provider\.js$/ }, (args) =>
-        args.importer.includes('@modelcontextprotocol') ? { path: 'ajv-provider', namespace: 'without-ajv' } : undefined,
-      );
+      b.onResolve({ filter: /^@modelcontextprotocol\/server\/_shims$/ }, () => ({ path: 'server-shims', namespace: 'without-ajv' }));
       b.onLoad({ filter: /.*/, namespace: 'without-ajv' }, () => ({
         contents:
-          "export class AjvJsonSchemaValidator { getValidator() { throw new Error('roundtable-bridge validates no JSON Schema: it never asks the client for input'); } }",
+          "import process from 'node:process'; export { process }; " +
+          "export class DefaultJsonSchemaValidator { getValidator() { throw new Error('roundtable-bridge validates no JSON Schema: it never asks the client for input'); } }",
         loader: 'js',
       }));
     },
