@@ -38,21 +38,24 @@ function jsonRpcError(code: number, message: string, id: string | number | null 
 
 // The SDK parses a request's params inside its handler and answers a malformed one as an internal error (-32603);
 // the mistake is the client's, so those requests are checked here first and refused as invalid params (-32602).
-const REQUEST_SCHEMAS = new Map<string, (typeof specTypeSchemas)['PingRequest']>([
-  ['initialize', specTypeSchemas.InitializeRequest],
-  ['ping', specTypeSchemas.PingRequest],
-  ['server/discover', specTypeSchemas.DiscoverRequest],
+// Per revision: 2026-07-28 has no initialize and no ping (the SDK answers them as methods it does not have).
+type RequestSchema = (typeof specTypeSchemas)['PingRequest'];
+const BOTH_ERAS: Array<[string, RequestSchema]> = [
   ['tools/list', specTypeSchemas.ListToolsRequest],
   ['tools/call', specTypeSchemas.CallToolRequest],
   ['prompts/list', specTypeSchemas.ListPromptsRequest],
   ['prompts/get', specTypeSchemas.GetPromptRequest],
-] as Array<[string, (typeof specTypeSchemas)['PingRequest']]>);
+] as unknown as Array<[string, RequestSchema]>;
+const REQUEST_SCHEMAS = {
+  legacy: new Map<string, RequestSchema>([['initialize', specTypeSchemas.InitializeRequest as unknown as RequestSchema], ['ping', specTypeSchemas.PingRequest], ...BOTH_ERAS]),
+  modern: new Map<string, RequestSchema>([['server/discover', specTypeSchemas.DiscoverRequest as unknown as RequestSchema], ...BOTH_ERAS]),
+};
 
-async function malformedRequest(body: unknown): Promise<ReturnType<typeof jsonRpcError> | undefined> {
+async function malformedRequest(body: unknown, era: 'legacy' | 'modern'): Promise<ReturnType<typeof jsonRpcError> | undefined> {
   if (!body || typeof body !== 'object') return undefined;
   const { method, id } = body as { method?: unknown; id?: unknown };
   if (typeof method !== 'string' || (typeof id !== 'string' && typeof id !== 'number')) return undefined;
-  const schema = REQUEST_SCHEMAS.get(method);
+  const schema = REQUEST_SCHEMAS[era].get(method);
   if (!schema) return undefined;
   const checked = await schema['~standard'].validate(body);
   if (!checked.issues) return undefined;
@@ -156,12 +159,20 @@ export function mcpRoutes(dispatcher: ToolDispatcher, options: McpRoutesOptions)
     }
     // A refusal the SDK answers on its own (a bad envelope, headers that disagree with the body, a revision we do
     // not serve) goes there first; only requests it would serve have their params checked.
-    if (servedAsIs(route)) {
-      const malformed = await malformedRequest(body);
+    const era = servedEra(route);
+    if (era) {
+      const malformed = await malformedRequest(body, era);
       if (malformed) return c.json(malformed);
     }
     c.set('parsedBody', body);
     return next();
+  });
+
+  // No server-initiated stream and no sessions: GET and DELETE are not offered on either revision (answered
+  // here, before the SDK's app, whose body parser would refuse a GET that names a JSON content type).
+  mcp.on(['GET', 'DELETE'], '/', (c) => {
+    c.header('Allow', 'POST');
+    return c.json(jsonRpcError(-32000, 'Method not allowed: this server sends no server-initiated stream; use POST'), 405);
   });
 
   // The SDK's Hono app: its Host/Origin checks (a subset of ours, which ran first) and its JSON body parser, which
@@ -172,11 +183,6 @@ export function mcpRoutes(dispatcher: ToolDispatcher, options: McpRoutesOptions)
     const authInfo = authInfoOf({ agent: c.get('agent'), requestId: c.get('requestId'), signal: c.req.raw.signal });
     if (await isLegacyRequest(c.req.raw, body)) return serveLegacy(build, c.req.raw, body, authInfo);
     return modern.fetch(c.req.raw, { authInfo, parsedBody: body });
-  });
-  // No server-initiated stream and no sessions: GET and DELETE are not offered on either revision.
-  sdk.on(['GET', 'DELETE'], '/', (c) => {
-    c.header('Allow', 'POST');
-    return c.json(jsonRpcError(-32000, 'Method not allowed: this server sends no server-initiated stream; use POST'), 405);
   });
   mcp.route('/', sdk as unknown as Hono<McpEnv>);
   return mcp;
@@ -195,8 +201,8 @@ function classify(c: Context, body: unknown): InboundClassificationOutcome {
   });
 }
 
-/** Whether the SDK would serve this request (rather than refuse it before any handler runs). */
-function servedAsIs(route: InboundClassificationOutcome): boolean {
-  if (route.kind === 'legacy') return true;
-  return route.kind === 'modern' && MODERN_REVISIONS.includes(route.classification.revision ?? '');
+/** The revision the SDK would serve this request on, or undefined when it refuses it before any handler runs. */
+function servedEra(route: InboundClassificationOutcome): 'legacy' | 'modern' | undefined {
+  if (route.kind === 'legacy') return 'legacy';
+  return route.kind === 'modern' && MODERN_REVISIONS.includes(route.classification.revision ?? '') ? 'modern' : undefined;
 }

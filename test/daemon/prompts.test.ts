@@ -4,8 +4,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import type { Client } from '@modelcontextprotocol/client';
+import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/client';
 import { PROMPTS } from 'roundtable-shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, mcpClient, mcpRaw, startBoard, type TestBoard } from '../helpers/board.js';
@@ -61,10 +61,10 @@ async function expectUnknownRefused(client: Client): Promise<void> {
     () => undefined,
     (e: unknown) => e,
   );
-  expect(error).toBeInstanceOf(McpError);
-  expect((error as McpError).code).toBe(ErrorCode.InvalidParams);
-  expect((error as McpError).message).toContain('name: no such prompt; the prompts are work, lead, status');
-  expect((error as McpError).message).not.toContain('no-such-prompt');
+  expect(error).toBeInstanceOf(ProtocolError);
+  expect((error as ProtocolError).code).toBe(ProtocolErrorCode.InvalidParams);
+  expect((error as ProtocolError).message).toContain('name: no such prompt; the prompts are work, lead, status');
+  expect((error as ProtocolError).message).not.toContain('no-such-prompt');
 }
 
 describe('prompts over /mcp', () => {
