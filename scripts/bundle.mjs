@@ -13,7 +13,7 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 /** Per package: its entry points (tsc output) and what stays outside the bundle. */
 const PACKAGES = {
-  bridge: { entries: { cli: 'dist/cli.js', worker: 'dist/worker/cli.js' }, plugins: [withoutAjv(), withoutZodLocales()] },
+  bridge: { entries: { cli: 'dist/cli.js', worker: 'dist/worker/cli.js' }, plugins: [withoutAjv(), withoutZodLocales(), withoutZodJsonSchema()] },
   daemon: { entries: { cli: 'dist/cli.js' }, plugins: [] },
 };
 
@@ -50,6 +50,30 @@ function withoutZodLocales() {
         /[\\/]zod[\\/]v4[\\/]/.test(args.importer) ? { path: 'locales', namespace: 'without-zod-locales' } : undefined,
       );
       b.onLoad({ filter: /.*/, namespace: 'without-zod-locales' }, () => ({ contents: 'export {};', loader: 'js' }));
+    },
+  };
+}
+
+/**
+ * zod's namespace object also carries its JSON Schema converters (to and from) and its schema compiler, which the
+ * bundled bridge never runs: its tool list is built at bundle time (below), the SDK's low-level Server converts no
+ * schema, and the bridge's zod runs jitless (bin/roundtable-bridge.js). Each of those modules becomes one with the
+ * same export names whose functions say so if anything ever calls them: about 100 KB the bridge no longer compiles
+ * at every start.
+ */
+function withoutZodJsonSchema() {
+  const STUBBED = /[\\/]zod[\\/]v4[\\/](core[\\/](compile|json-schema-processors|json-schema-generator)|classic[\\/]from-json-schema)\.js$/;
+  return {
+    name: 'without-zod-json-schema',
+    setup(b) {
+      b.onLoad({ filter: STUBBED }, (args) => {
+        const source = readFileSync(args.path, 'utf8');
+        const names = new Set([...source.matchAll(/^export (?:async )?(?:function\*?|const|let|var|class) ([\w$]+)/gm)].map((m) => m[1]));
+        for (const list of source.matchAll(/^export \{([^}]*)\}/gm)) for (const item of list[1].split(',')) if (item.trim()) names.add(item.trim().split(/\s+as\s+/).pop());
+        const why = `roundtable-bridge carries no zod JSON Schema conversion or compiler (${basename(args.path)}): its tool list is built at bundle time`;
+        const stub = `function unavailable() { throw new Error(${JSON.stringify(why)}); }`;
+        return { contents: `${stub}\n${[...names].map((n) => `export const ${n} = unavailable;`).join('\n')}\n`, loader: 'js' };
+      });
     },
   };
 }

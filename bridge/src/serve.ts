@@ -1,6 +1,7 @@
 // The stdio MCP server, on the 2026-07-28 revision and the 2025 ones: the board's tools from shared/, each call
 // forwarded to the daemon.
 import { PassThrough } from 'node:stream';
+import { z } from 'zod';
 import { Server } from '@modelcontextprotocol/server';
 import { serveStdio, StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import {
@@ -23,6 +24,10 @@ import { Heartbeat } from './heartbeat.js';
 import { log } from './log.js';
 import { audienceOf, sameAudience, type AudienceCache } from './tool-audience.js';
 import { onStopSignals } from './platform.js';
+
+// zod compiles a fast parser for each schema the first time it parses with it (one new Function each); the bridge
+// parses a few small messages a minute, without V8's optimizing compiler (bin/), so that compiling only costs start-up.
+z.config({ jitless: true });
 
 export function toErrorBody(error: unknown): ToolErrorBody {
   if (error instanceof BoardRefusal) return error.body;

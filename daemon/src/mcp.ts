@@ -150,13 +150,13 @@ export function mcpRoutes(dispatcher: ToolDispatcher, options: McpRoutesOptions)
     }
     // Batches were removed from the transport in 2025-06-18; one message per request.
     if (Array.isArray(body)) return c.json(jsonRpcError(-32600, 'Invalid Request: JSON-RPC batches are not supported; send one message per request'), 400);
-    const route = classify(c, body);
-    const caller: Caller = { agent: c.get('agent'), requestId: c.get('requestId'), signal: c.req.raw.signal };
-    const call = plainToolCall(body, (name) => c.req.header(name), route);
+    const call = plainToolCall(body, (name) => c.req.header(name), (message) => classify(c, message));
     if (call) {
+      const caller: Caller = { agent: c.get('agent'), requestId: c.get('requestId'), signal: c.req.raw.signal };
       const result = await runBoardTool(handlers, call.params, { authInfo: authInfoOf(caller) });
-      return c.json(plainCallAnswer(call, result, SERVER_INFO));
+      return c.body(plainCallAnswer(call, result, SERVER_INFO), 200, { 'content-type': 'application/json' });
     }
+    const route = classify(c, body);
     // A refusal the SDK answers on its own (a bad envelope, headers that disagree with the body, a revision we do
     // not serve) goes there first; only requests it would serve have their params checked.
     const era = servedEra(route);
