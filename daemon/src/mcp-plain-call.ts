@@ -1,4 +1,5 @@
-// Recognises the plain tools/call that agents make all day, on either revision, so /mcp can answer it without the SDK.
+// Recognises the plain requests clients make all day (tools/call on either revision; server/discover and tools/list
+// on 2026-07-28, each connect's two), so /mcp can answer them without building an SDK server for each.
 import {
   CLIENT_CAPABILITIES_META_KEY,
   CLIENT_INFO_META_KEY,
@@ -19,64 +20,82 @@ export type HeaderOf = (name: string) => string | undefined;
 /** The SDK's classification of a request (classifyInboundRequest with the request's headers), for a body given. */
 export type Classify = (body: unknown) => InboundClassificationOutcome;
 
-export interface PlainToolCall {
-  readonly id: string | number;
-  readonly params: CallToolRequestParams;
-  /** 'modern': a 2026-07-28 request, whose result carries resultType and the server's identity. */
-  readonly era: 'legacy' | 'modern';
-}
+export type PlainRequest =
+  | {
+      readonly method: 'tools/call';
+      readonly id: string | number;
+      readonly params: CallToolRequestParams;
+      /** 'modern': a 2026-07-28 request, whose result carries resultType and the server's identity. */
+      readonly era: 'legacy' | 'modern';
+    }
+  | { readonly method: 'tools/list' | 'server/discover'; readonly id: string | number; readonly era: 'modern' };
 
 const ENVELOPE_KEYS = new Set(['jsonrpc', 'id', 'method', 'params']);
-const PARAMS_KEYS = new Set(['name', 'arguments']);
-const MODERN_PARAMS_KEYS = new Set(['name', 'arguments', '_meta']);
+const CALL_KEYS = new Set(['name', 'arguments']);
+const MODERN_CALL_KEYS = new Set(['name', 'arguments', '_meta']);
+const MODERN_BARE_KEYS = new Set(['_meta']);
 const META_KEYS = new Set([PROTOCOL_VERSION_META_KEY, CLIENT_INFO_META_KEY, CLIENT_CAPABILITIES_META_KEY]);
 const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 const onlyKeys = (value: Record<string, unknown>, allowed: ReadonlySet<string>) => Object.keys(value).every((key) => allowed.has(key));
 
 /**
- * A tools/call the SDK would take as it is and answer with nothing but the tool's result, in the plainest
- * well-formed shape: only jsonrpc, id, method and params; params only a name, an arguments object and (2026-07-28)
- * the `_meta` envelope with only its protocol keys. On top of that:
- * - 2025 (no `_meta`, so no envelope claim): both media types accepted and a supported 2025 protocol version or
- *   none, as the SDK's transport requires (a 2026 header without the envelope is refused by the SDK);
- * - 2026-07-28: the SDK's own classification (`classify`) checks the envelope and that the MCP-Protocol-Version
- *   and Mcp-Method headers agree with the body; then a revision we serve, and the three standard headers present
- *   with Mcp-Name equal to the tool's name as plain text (a Base64-sentinel value goes to the SDK, which decodes it).
- *   The classification is given the request without its arguments, which play no part in it: copying them through
- *   the SDK's message schemas, three times over, was most of what it cost.
+ * A request the SDK would take as it is and answer with nothing but the board's answer, in the plainest well-formed
+ * shape: only jsonrpc, id, method and params, a JSON body, and:
+ * - tools/call on 2025 (no `_meta`, so no envelope claim): params only a name and an arguments object; both media
+ *   types accepted and a supported 2025 protocol version or none, as the SDK's transport requires (a 2026 header
+ *   without the envelope is refused by the SDK);
+ * - on 2026-07-28: tools/call with params only a name, arguments and the `_meta` envelope, or server/discover and
+ *   tools/list (no cursor: the list is one page) with params only the envelope; the envelope with only its protocol
+ *   keys. The SDK's own classification (`classify`) checks the envelope and that the MCP-Protocol-Version and
+ *   Mcp-Method headers agree with the body; then it must name a revision we serve, both headers must be present,
+ *   and a tools/call's Mcp-Name must be the tool's name as plain text (a Base64-sentinel value goes to the SDK,
+ *   which decodes it). The classification is given the request without its arguments, which play no part in it:
+ *   copying them through the SDK's message schemas, three times over, was most of what it cost.
  * Anything else is undefined here and goes to the SDK, which answers it, refusals included.
  */
-export function plainToolCall(body: unknown, header: HeaderOf, classify: Classify): PlainToolCall | undefined {
+export function plainRequest(body: unknown, header: HeaderOf, classify: Classify): PlainRequest | undefined {
   if (!isPlainObject(body) || !onlyKeys(body, ENVELOPE_KEYS)) return undefined;
   const { jsonrpc, method, id, params } = body;
-  if (jsonrpc !== '2.0' || method !== 'tools/call' || (typeof id !== 'string' && typeof id !== 'number') || !isPlainObject(params)) return undefined;
-  const { name, arguments: args, _meta: meta } = params;
-  if (typeof name !== 'string' || (args !== undefined && !isPlainObject(args))) return undefined;
+  if (jsonrpc !== '2.0' || (typeof id !== 'string' && typeof id !== 'number') || !isPlainObject(params)) return undefined;
   if (!/^application\/json\s*(;|$)/i.test(header('content-type') ?? '')) return undefined;
-  if (meta === undefined) {
-    if (!onlyKeys(params, PARAMS_KEYS)) return undefined;
-    const accept = header('accept') ?? '';
-    if (!accept.includes('application/json') || !accept.includes('text/event-stream')) return undefined;
-    const version = header('mcp-protocol-version');
-    if (version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) return undefined;
-    return { id, params: params as CallToolRequestParams, era: 'legacy' };
+  const { name, arguments: args, _meta: meta } = params;
+  if (method === 'tools/call') {
+    if (typeof name !== 'string' || (args !== undefined && !isPlainObject(args))) return undefined;
+    if (meta === undefined) {
+      if (!onlyKeys(params, CALL_KEYS)) return undefined;
+      const accept = header('accept') ?? '';
+      if (!accept.includes('application/json') || !accept.includes('text/event-stream')) return undefined;
+      const version = header('mcp-protocol-version');
+      if (version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) return undefined;
+      return { method, id, params: params as CallToolRequestParams, era: 'legacy' };
+    }
+    if (!onlyKeys(params, MODERN_CALL_KEYS) || header('mcp-name') !== name || name.startsWith('=?base64?')) return undefined;
+  } else if (method === 'tools/list' || method === 'server/discover') {
+    if (!onlyKeys(params, MODERN_BARE_KEYS)) return undefined;
+  } else {
+    return undefined;
   }
-  if (!onlyKeys(params, MODERN_PARAMS_KEYS) || !isPlainObject(meta) || !onlyKeys(meta, META_KEYS)) return undefined;
-  const route = classify({ jsonrpc, id, method, params: { name, _meta: meta } });
-  if (route.kind !== 'modern' || route.messageKind !== 'request') return undefined;
-  if (!MODERN_REVISIONS.includes(route.classification.revision ?? '')) return undefined;
-  if (header('mcp-protocol-version') === undefined || header('mcp-method') === undefined || header('mcp-name') !== name || name.startsWith('=?base64?')) return undefined;
-  const { _meta: _envelope, ...plain } = params;
-  return { id, params: plain as CallToolRequestParams, era: 'modern' };
+  if (!isPlainObject(meta) || !onlyKeys(meta, META_KEYS)) return undefined;
+  if (header('mcp-protocol-version') === undefined || header('mcp-method') === undefined) return undefined;
+  const route = classify({ jsonrpc, id, method, params: { ...(typeof name === 'string' && { name }), _meta: meta } });
+  if (route.kind !== 'modern' || route.messageKind !== 'request' || !MODERN_REVISIONS.includes(route.classification.revision ?? '')) return undefined;
+  if (method !== 'tools/call') return { method, id, era: 'modern' };
+  const { _meta: _envelope, ...call } = params;
+  return { method, id, params: call as CallToolRequestParams, era: 'modern' };
+}
+
+/** What a 2026-07-28 result carries besides the board's answer: the server's identity in `_meta`, and resultType. */
+function modernFields(serverInfo: { name: string; version: string }): string {
+  return `"resultType":"complete","_meta":${JSON.stringify({ [SERVER_INFO_META_KEY]: serverInfo })}`;
 }
 
 /**
- * The JSON-RPC answer to a plain call, as the SDK's server would write it for that revision, as JSON text. A result's
- * structuredContent is the object its text content is the JSON of, so that text is written in as it is instead of
- * serializing the tool's output a second time.
+ * The JSON-RPC answer to a plain tools/call, as the SDK's server would write it for that revision, as JSON text. A
+ * result's structuredContent is the object its text content is the JSON of, so that text is written in as it is
+ * instead of serializing the tool's output a second time.
  */
-export function plainCallAnswer(call: PlainToolCall, result: CallToolResult, serverInfo: { name: string; version: string }): string {
-  const modern = call.era === 'modern' ? `,"resultType":"complete","_meta":${JSON.stringify({ [SERVER_INFO_META_KEY]: serverInfo })}` : '';
+export function plainCallAnswer(call: PlainRequest & { method: 'tools/call' }, result: CallToolResult, serverInfo: { name: string; version: string }): string {
+  const modern = call.era === 'modern' ? `,${modernFields(serverInfo)}` : '';
   const text = (result.content[0] as { text?: unknown } | undefined)?.text;
   const id = JSON.stringify(call.id);
   if (result.isError || typeof text !== 'string' || result.structuredContent === undefined) {
@@ -84,4 +103,10 @@ export function plainCallAnswer(call: PlainToolCall, result: CallToolResult, ser
     return `{"result":${modern ? `${body.slice(0, -1)}${modern}}` : body},"jsonrpc":"2.0","id":${id}}`;
   }
   return `{"result":{"content":[{"type":"text","text":${JSON.stringify(text)}}],"structuredContent":${text}${modern}},"jsonrpc":"2.0","id":${id}}`;
+}
+
+/** The JSON-RPC answer to a plain 2026-07-28 tools/list or server/discover: `result` as the SDK's server would stamp it. */
+export function plainResultAnswer(request: PlainRequest, result: Record<string, unknown>, serverInfo: { name: string; version: string }): string {
+  const body = JSON.stringify(result);
+  return `{"result":${body.length > 2 ? `${body.slice(0, -1)},` : '{'}${modernFields(serverInfo)}},"jsonrpc":"2.0","id":${JSON.stringify(request.id)}}`;
 }

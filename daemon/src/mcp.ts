@@ -17,6 +17,7 @@ import {
   registerBoardPrompts,
   registerBoardTools,
   runBoardTool,
+  LIST_CACHE_HINT,
   SERVER_CACHE_HINTS,
   SERVER_CAPABILITIES,
   SERVER_INSTRUCTIONS,
@@ -27,7 +28,7 @@ import type { ToolDispatcher } from './board/dispatch.js';
 import { asBoardError } from './errors.js';
 import type { AuthVariables } from './http/auth.js';
 import { log } from './log.js';
-import { MODERN_REVISIONS, plainCallAnswer, plainToolCall } from './mcp-plain-call.js';
+import { MODERN_REVISIONS, plainCallAnswer, plainRequest, plainResultAnswer, type PlainRequest } from './mcp-plain-call.js';
 import { VERSION } from './version.js';
 
 const SERVER_INFO = { name: 'roundtable', version: VERSION };
@@ -138,8 +139,19 @@ export function mcpRoutes(dispatcher: ToolDispatcher, options: McpRoutesOptions)
   const modern = createMcpHandler(build, { legacy: 'reject', onerror: reportSdkError });
   const mcp = new Hono<McpEnv>();
 
+  /** A plain request answered here, as the SDK's server answers it (a test holds the two answers equal). */
+  async function answerPlain(request: PlainRequest, c: Context<McpEnv>): Promise<string> {
+    const caller: Caller = { agent: c.get('agent'), requestId: c.get('requestId'), signal: c.req.raw.signal };
+    if (request.method === 'tools/call') return plainCallAnswer(request, await runBoardTool(handlers, request.params, { authInfo: authInfoOf(caller) }), SERVER_INFO);
+    const cache = { ttlMs: LIST_CACHE_HINT.ttlMs, cacheScope: LIST_CACHE_HINT.cacheScope };
+    if (request.method === 'tools/list') return plainResultAnswer(request, { tools: handlers.list!({ authInfo: authInfoOf(caller) }).tools, ...cache }, SERVER_INFO);
+    return plainResultAnswer(request, { supportedVersions: MODERN_REVISIONS, capabilities: SERVER_CAPABILITIES, instructions: SERVER_INSTRUCTIONS, ...cache }, SERVER_INFO);
+  }
+
   // The body is read here, before the SDK's Hono app sees the request, so that a body that is not one JSON-RPC
-  // message gets our JSON-RPC error, and the plain tools/call is answered without building any server.
+  // message gets our JSON-RPC error, and a plain request is answered without building any server: a plain
+  // tools/call costs about what the JSON API call does, and a 2026-07-28 client's connect (server/discover, then
+  // tools/list) about two round trips.
   mcp.use('/', async function jsonRpcBody(c, next) {
     if (c.req.method !== 'POST') return next();
     let body: unknown;
@@ -150,12 +162,8 @@ export function mcpRoutes(dispatcher: ToolDispatcher, options: McpRoutesOptions)
     }
     // Batches were removed from the transport in 2025-06-18; one message per request.
     if (Array.isArray(body)) return c.json(jsonRpcError(-32600, 'Invalid Request: JSON-RPC batches are not supported; send one message per request'), 400);
-    const call = plainToolCall(body, (name) => c.req.header(name), (message) => classify(c, message));
-    if (call) {
-      const caller: Caller = { agent: c.get('agent'), requestId: c.get('requestId'), signal: c.req.raw.signal };
-      const result = await runBoardTool(handlers, call.params, { authInfo: authInfoOf(caller) });
-      return c.body(plainCallAnswer(call, result, SERVER_INFO), 200, { 'content-type': 'application/json' });
-    }
+    const plain = plainRequest(body, (name) => c.req.header(name), (message) => classify(c, message));
+    if (plain) return c.body(await answerPlain(plain, c), 200, { 'content-type': 'application/json' });
     const route = classify(c, body);
     // A refusal the SDK answers on its own (a bad envelope, headers that disagree with the body, a revision we do
     // not serve) goes there first; only requests it would serve have their params checked.

@@ -245,6 +245,17 @@ describe('the 2026-07-28 envelope on /mcp', () => {
     expect(missing.body.error.code).toBe(-32602);
   });
 
+  it('a plain server/discover and tools/list, answered without the SDK, are the answers the SDK gives', async () => {
+    for (const method of ['server/discover', 'tools/list']) {
+      // A progressToken in _meta is not the plainest shape: that request goes through the SDK's server.
+      const plain = await modernPost(board, { jsonrpc: '2.0', id: 3, method, params: { _meta: ENVELOPE } });
+      const viaSdk = await modernPost(board, { jsonrpc: '2.0', id: 3, method, params: { _meta: { ...ENVELOPE, progressToken: 'p' } } });
+      expect(plain.status, method).toBe(200);
+      expect(plain.body, method).toEqual(viaSdk.body);
+      expect(plain.body.result.resultType, method).toBe('complete');
+    }
+  });
+
   it('a plain tools/call, answered without the SDK, is the answer the SDK gives (2026-07-28 and 2025)', async () => {
     const id = (await api(board, 'lead', 'create_task', { title: 'read twice' })).body.task.id as number;
     const calls: Array<[string, Record<string, unknown>]> = [
