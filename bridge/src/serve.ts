@@ -94,7 +94,7 @@ export async function serveBridge(options: ServeOptions): Promise<void> {
   const input = new PassThrough();
   process.stdin.pipe(input, { end: false });
   const connection = serveStdio(build, {
-    transport: new StdioServerTransport(input, process.stdout),
+    transport: new StdioServerTransport(input),
     onerror: (error) => log.debug('mcp message refused or failed', { error: error.name }),
   });
   const exit = () => {
