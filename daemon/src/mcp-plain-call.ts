@@ -49,8 +49,9 @@ const onlyKeys = (value: Record<string, unknown>, allowed: ReadonlySet<string>) 
  *   keys. The SDK's own classification (`classify`) checks the envelope and that the MCP-Protocol-Version and
  *   Mcp-Method headers agree with the body; then it must name a revision we serve, both headers must be present,
  *   and a tools/call's Mcp-Name must be the tool's name as plain text (a Base64-sentinel value goes to the SDK,
- *   which decodes it). The classification is given the request without its arguments, which play no part in it:
- *   copying them through the SDK's message schemas, three times over, was most of what it cost.
+ *   which decodes it). The classification is given the request without its name and arguments, which play no part
+ *   in it (copying them through the SDK's message schemas, three times over, was most of what it cost), and its
+ *   verdict is remembered per envelope (envelopeServed).
  * Anything else is undefined here and goes to the SDK, which answers it, refusals included.
  */
 export function plainRequest(body: unknown, header: HeaderOf, classify: Classify): PlainRequest | undefined {
@@ -76,12 +77,36 @@ export function plainRequest(body: unknown, header: HeaderOf, classify: Classify
     return undefined;
   }
   if (!isPlainObject(meta) || !onlyKeys(meta, META_KEYS)) return undefined;
-  if (header('mcp-protocol-version') === undefined || header('mcp-method') === undefined) return undefined;
-  const route = classify({ jsonrpc, id, method, params: { ...(typeof name === 'string' && { name }), _meta: meta } });
-  if (route.kind !== 'modern' || route.messageKind !== 'request' || !MODERN_REVISIONS.includes(route.classification.revision ?? '')) return undefined;
+  const versionHeader = header('mcp-protocol-version');
+  const methodHeader = header('mcp-method');
+  if (versionHeader === undefined || methodHeader === undefined) return undefined;
+  if (!envelopeServed({ versionHeader, methodHeader, method, meta }, () => classify({ jsonrpc, id, method, params: { _meta: meta } }))) return undefined;
   if (method !== 'tools/call') return { method, id, era: 'modern' };
   const { _meta: _envelope, ...call } = params;
   return { method, id, params: call as CallToolRequestParams, era: 'modern' };
+}
+
+/** Envelopes (with the headers and method they came with) the SDK's classification found served, as JSON text. */
+const servedEnvelopes = new Set<string>();
+const SERVED_ENVELOPES_MAX = 1000;
+const ENVELOPE_KEY_MAX = 2000;
+
+/**
+ * Whether the SDK's classification serves a request with this envelope, headers and method. Its verdict depends on
+ * nothing else, and a client sends the same envelope with every request, so a served one is remembered (as its JSON,
+ * at most 1,000 of them, none longer than 2,000 characters): the classification parses the message with three of the
+ * SDK's schemas, a tenth of what a plain call cost.
+ */
+function envelopeServed(request: { versionHeader: string; methodHeader: string; method: string; meta: Record<string, unknown> }, classify: () => InboundClassificationOutcome): boolean {
+  const key = JSON.stringify([request.versionHeader, request.methodHeader, request.method, request.meta]);
+  if (servedEnvelopes.has(key)) return true;
+  const route = classify();
+  if (route.kind !== 'modern' || route.messageKind !== 'request' || !MODERN_REVISIONS.includes(route.classification.revision ?? '')) return false;
+  if (key.length <= ENVELOPE_KEY_MAX) {
+    if (servedEnvelopes.size >= SERVED_ENVELOPES_MAX) servedEnvelopes.clear();
+    servedEnvelopes.add(key);
+  }
+  return true;
 }
 
 /** What a 2026-07-28 result carries besides the board's answer: the server's identity in `_meta`, and resultType. */
