@@ -109,18 +109,19 @@ function envelopeServed(request: { versionHeader: string; methodHeader: string; 
   return true;
 }
 
-/** What a 2026-07-28 result carries besides the board's answer: the server's identity in `_meta`, and resultType. */
-function modernFields(serverInfo: { name: string; version: string }): string {
+/** What a 2026-07-28 result carries besides the board's answer, as JSON members: resultType and the server's identity. */
+export function modernResultFields(serverInfo: { name: string; version: string }): string {
   return `"resultType":"complete","_meta":${JSON.stringify({ [SERVER_INFO_META_KEY]: serverInfo })}`;
 }
 
 /**
- * The JSON-RPC answer to a plain tools/call, as the SDK's server would write it for that revision, as JSON text. A
+ * The JSON-RPC answer to a plain tools/call, as the SDK's server would write it for that revision, as JSON text
+ * (`modernFields`: modernResultFields of the server, made once). A
  * result's structuredContent is the object its text content is the JSON of, so that text is written in as it is
  * instead of serializing the tool's output a second time.
  */
-export function plainCallAnswer(call: PlainRequest & { method: 'tools/call' }, result: CallToolResult, serverInfo: { name: string; version: string }): string {
-  const modern = call.era === 'modern' ? `,${modernFields(serverInfo)}` : '';
+export function plainCallAnswer(call: PlainRequest & { method: 'tools/call' }, result: CallToolResult, modernFields: string): string {
+  const modern = call.era === 'modern' ? `,${modernFields}` : '';
   const text = (result.content[0] as { text?: unknown } | undefined)?.text;
   const id = JSON.stringify(call.id);
   if (result.isError || typeof text !== 'string' || result.structuredContent === undefined) {
@@ -131,7 +132,7 @@ export function plainCallAnswer(call: PlainRequest & { method: 'tools/call' }, r
 }
 
 /** The JSON-RPC answer to a plain 2026-07-28 tools/list or server/discover: `result` as the SDK's server would stamp it. */
-export function plainResultAnswer(request: PlainRequest, result: Record<string, unknown>, serverInfo: { name: string; version: string }): string {
+export function plainResultAnswer(request: PlainRequest, result: Record<string, unknown>, modernFields: string): string {
   const body = JSON.stringify(result);
-  return `{"result":${body.length > 2 ? `${body.slice(0, -1)},` : '{'}${modernFields(serverInfo)}},"jsonrpc":"2.0","id":${JSON.stringify(request.id)}}`;
+  return `{"result":${body.length > 2 ? `${body.slice(0, -1)},` : '{'}${modernFields}},"jsonrpc":"2.0","id":${JSON.stringify(request.id)}}`;
 }

@@ -28,10 +28,11 @@ import type { ToolDispatcher } from './board/dispatch.js';
 import { asBoardError } from './errors.js';
 import type { AuthVariables } from './http/auth.js';
 import { log } from './log.js';
-import { MODERN_REVISIONS, plainCallAnswer, plainRequest, plainResultAnswer, type PlainRequest } from './mcp-plain-call.js';
+import { MODERN_REVISIONS, modernResultFields, plainCallAnswer, plainRequest, plainResultAnswer, type PlainRequest } from './mcp-plain-call.js';
 import { VERSION } from './version.js';
 
 const SERVER_INFO = { name: 'roundtable', version: VERSION };
+const MODERN_FIELDS = modernResultFields(SERVER_INFO);
 
 function jsonRpcError(code: number, message: string, id: string | number | null = null) {
   return { jsonrpc: '2.0' as const, error: { code, message }, id };
@@ -142,10 +143,10 @@ export function mcpRoutes(dispatcher: ToolDispatcher, options: McpRoutesOptions)
   /** A plain request answered here, as the SDK's server answers it (a test holds the two answers equal). */
   async function answerPlain(request: PlainRequest, c: Context<McpEnv>): Promise<string> {
     const caller: Caller = { agent: c.get('agent'), requestId: c.get('requestId'), signal: c.req.raw.signal };
-    if (request.method === 'tools/call') return plainCallAnswer(request, await runBoardTool(handlers, request.params, { authInfo: authInfoOf(caller) }), SERVER_INFO);
+    if (request.method === 'tools/call') return plainCallAnswer(request, await runBoardTool(handlers, request.params, { authInfo: authInfoOf(caller) }), MODERN_FIELDS);
     const cache = { ttlMs: LIST_CACHE_HINT.ttlMs, cacheScope: LIST_CACHE_HINT.cacheScope };
-    if (request.method === 'tools/list') return plainResultAnswer(request, { tools: handlers.list!({ authInfo: authInfoOf(caller) }).tools, ...cache }, SERVER_INFO);
-    return plainResultAnswer(request, { supportedVersions: MODERN_REVISIONS, capabilities: SERVER_CAPABILITIES, instructions: SERVER_INSTRUCTIONS, ...cache }, SERVER_INFO);
+    if (request.method === 'tools/list') return plainResultAnswer(request, { tools: handlers.list!({ authInfo: authInfoOf(caller) }).tools, ...cache }, MODERN_FIELDS);
+    return plainResultAnswer(request, { supportedVersions: MODERN_REVISIONS, capabilities: SERVER_CAPABILITIES, instructions: SERVER_INSTRUCTIONS, ...cache }, MODERN_FIELDS);
   }
 
   // The body is read here, before the SDK's Hono app sees the request, so that a body that is not one JSON-RPC

@@ -5,7 +5,7 @@ import { SERVER_INSTRUCTIONS, TOOLS } from 'roundtable-shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, mcpClient, resultJson, startBoard, type McpEra, type TestBoard } from '../helpers/board.js';
 import { bridgeEnv, startBridge } from '../helpers/bridge.js';
-import { httpLegacySession, stdioLegacySession } from '../helpers/jsonrpc-client.js';
+import { httpLegacySession, stdioJsonRpc, stdioLegacySession } from '../helpers/jsonrpc-client.js';
 import { describeEachStore } from '../helpers/stores.js';
 
 const MODERN = '2026-07-28';
@@ -290,36 +290,19 @@ describe('the 2026-07-28 envelope on the bridge', () => {
   });
 
   it('answers server/discover, and refuses an envelope naming a revision it does not serve with -32022', async () => {
-    const { spawnTracked, stopProcess } = await import('../helpers/processes.js');
-    const { BRIDGE_BIN } = await import('../helpers/bridge.js');
-    const child = spawnTracked(process.execPath, [BRIDGE_BIN, '--url', board.url], { env: bridgeEnv({ ROUNDTABLE_TOKEN: board.tokens['w1']! }), stdio: ['pipe', 'pipe', 'pipe'] });
-    const answers = new Map<number, any>();
-    let buffer = '';
-    child.stdout!.on('data', (d: Buffer) => {
-      buffer += d.toString();
-      for (let nl = buffer.indexOf('\n'); nl >= 0; nl = buffer.indexOf('\n')) {
-        const message = JSON.parse(buffer.slice(0, nl));
-        buffer = buffer.slice(nl + 1);
-        if (typeof message.id === 'number') answers.set(message.id, message);
-      }
-    });
-    const ask = async (id: number, method: string, meta: Record<string, unknown>) => {
-      child.stdin!.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params: { _meta: meta } })}\n`);
-      const { eventually } = await import('../helpers/eventually.js');
-      await eventually(`the bridge to answer ${method}`, () => answers.has(id));
-      return answers.get(id);
-    };
+    const bridge = stdioJsonRpc({ args: ['--url', board.url], env: bridgeEnv({ ROUNDTABLE_TOKEN: board.tokens['w1']! }) });
+    const ask = (method: string, meta: Record<string, unknown>) => bridge.request(method, { _meta: meta }) as Promise<any>;
     try {
-      const refused = await ask(1, 'tools/list', { ...ENVELOPE, 'io.modelcontextprotocol/protocolVersion': '2099-01-01' });
+      const refused = await ask('tools/list', { ...ENVELOPE, 'io.modelcontextprotocol/protocolVersion': '2099-01-01' });
       expect(refused.error).toMatchObject({ code: -32022, data: { supported: [MODERN], requested: '2099-01-01' } });
-      const discovered = await ask(2, 'server/discover', ENVELOPE);
+      const discovered = await ask('server/discover', ENVELOPE);
       expect(discovered.result).toMatchObject({ supportedVersions: [MODERN], capabilities: { tools: { listChanged: true }, prompts: {} }, instructions: SERVER_INSTRUCTIONS, ttlMs: 300_000, cacheScope: 'private' });
-      const listed = await ask(3, 'tools/list', ENVELOPE);
+      const listed = await ask('tools/list', ENVELOPE);
       expect(listed.result.tools.map((t: { name: string }) => t.name)).toEqual(TOOLS.map((t) => t.name));
       // The role is not known yet: this list is provisional, and no client may keep it.
       expect(listed.result).toMatchObject({ resultType: 'complete', ttlMs: 0, cacheScope: 'private' });
     } finally {
-      await stopProcess(child);
+      await bridge.close();
     }
   });
 });

@@ -73,8 +73,17 @@ export async function httpLegacySession(board: Pick<TestBoard, 'url' | 'tokens'>
   return sessionOf(opened.result, request, async () => {});
 }
 
-/** A 2025 session with the real bridge over stdio: one JSON-RPC message a line. */
-export async function stdioLegacySession(options: { args: string[]; env: Record<string, string> }, protocolVersion = '2025-06-18'): Promise<LegacySession & { child: ChildProcess; stderr(): string }> {
+/** JSON-RPC with the real bridge over stdio, one message a line, with no handshake of any kind. */
+export interface StdioJsonRpc {
+  readonly child: ChildProcess;
+  request(method: string, params?: Record<string, unknown>): Promise<JsonRpcAnswer>;
+  notify(method: string, params?: Record<string, unknown>): void;
+  stderr(): string;
+  /** Closes stdin and waits until the bridge has exited. */
+  close(): Promise<void>;
+}
+
+export function stdioJsonRpc(options: { args: string[]; env: Record<string, string> }): StdioJsonRpc {
   const child = spawnTracked(process.execPath, [BRIDGE_BIN, ...options.args], { env: options.env, stdio: ['pipe', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
@@ -91,23 +100,34 @@ export async function stdioLegacySession(options: { args: string[]; env: Record<
     }
   });
   let nextId = 1;
-  const request = (method: string, params: Record<string, unknown> = {}) =>
-    new Promise<JsonRpcAnswer>((resolve, reject) => {
-      const id = nextId++;
-      const timer = setTimeout(() => reject(new Error(`${method}: no answer in 15 s\n${stderr}`)), 15_000);
-      pending.set(id, (answer) => {
-        clearTimeout(timer);
-        pending.delete(id);
-        resolve(answer);
-      });
-      child.stdin!.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
-    });
-  const opened = await request('initialize', initializeParams(protocolVersion));
+  const write = (message: Record<string, unknown>) => child.stdin!.write(`${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`);
+  return {
+    child,
+    request: (method, params = {}) =>
+      new Promise<JsonRpcAnswer>((resolve, reject) => {
+        const id = nextId++;
+        const timer = setTimeout(() => reject(new Error(`${method}: no answer in 15 s\n${stderr}`)), 15_000);
+        pending.set(id, (answer) => {
+          clearTimeout(timer);
+          pending.delete(id);
+          resolve(answer);
+        });
+        write({ id, method, params });
+      }),
+    notify: (method, params) => write({ method, ...(params && { params }) }),
+    stderr: () => stderr,
+    async close() {
+      child.stdin!.end();
+      await waitForExit(child.pid!);
+    },
+  };
+}
+
+/** A 2025 session with the real bridge over stdio: initialize, notifications/initialized, then requests. */
+export async function stdioLegacySession(options: { args: string[]; env: Record<string, string> }, protocolVersion = '2025-06-18'): Promise<LegacySession & { child: ChildProcess; stderr(): string }> {
+  const rpc = stdioJsonRpc(options);
+  const opened = await rpc.request('initialize', initializeParams(protocolVersion));
   if (opened.error) throw new Error(`initialize: ${opened.error.code} ${opened.error.message}`);
-  child.stdin!.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
-  const session = sessionOf(opened.result, request, async () => {
-    child.stdin!.end();
-    await waitForExit(child.pid!);
-  });
-  return { ...session, child, stderr: () => stderr };
+  rpc.notify('notifications/initialized');
+  return { ...sessionOf(opened.result, rpc.request, rpc.close), child: rpc.child, stderr: rpc.stderr };
 }
