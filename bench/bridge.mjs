@@ -9,6 +9,7 @@ import {
   CONFIG,
   ROOT,
   TARGETS,
+  buildDaemonAt,
   children,
   copyDurably,
   createBoardDb,
@@ -20,6 +21,7 @@ import {
   post,
   prng,
   report,
+  revisionBefore,
   startDaemon,
   stopServer,
   words,
@@ -94,7 +96,7 @@ async function withBridgeBoard(openTasks, fn) {
   const remote = findMcpRemote();
   const kinds = [
     { name: 'bridge', label: 'roundtable-bridge (stdio -> JSON API)', args: [...BRIDGE_FLAGS, BRIDGE_BIN, '--url', `http://127.0.0.1:${daemon.port}`], env },
-    { name: 'bare', label: 'bare MCP SDK stdio server (1 tool, no network)', args: [BARE_STDIO_SERVER], env },
+    { name: 'bare', label: 'bare MCP SDK (v2) stdio server (serveStdio, 1 tool, no network)', args: [BARE_STDIO_SERVER], env },
   ];
   if (remote.error) report.note(`mcp-remote column skipped: ${remote.error}`);
   else {
@@ -134,6 +136,17 @@ function packedSizes() {
 const rotation = (list, i) => list.map((_, j) => list[(i + j) % list.length]);
 
 export async function benchBridgeStart() {
+  // The bridge before the v2 MCP SDK (issue 23), built from git, to show what the SDK's second major line costs at start.
+  const rev = process.env.BENCH_MCP_BASELINE_REV ?? revisionBefore('daemon/src/mcp-plain-call.ts');
+  const baseline = buildDaemonAt(rev, makeTempDir(), 'bridge-baseline', { bundles: ['bridge'] });
+  try {
+    await bridgeStart(rev, baseline.bridgeBin);
+  } finally {
+    baseline.remove();
+  }
+}
+
+async function bridgeStart(rev, beforeBin) {
   await withBridgeBoard(0, async ({ kinds: shared }) => {
     // The same bridge from tsc's unbundled output, to show what the bundle (scripts/bundle.mjs) saves.
     const unbundled = {
@@ -142,7 +155,13 @@ export async function benchBridgeStart() {
       args: shared.bridge.args.map((a) => (a === BRIDGE_BIN ? UNBUNDLED_BRIDGE : a)),
       env: shared.bridge.env,
     };
-    const kinds = { bridge: shared.bridge, 'bridge-unbundled': unbundled, ...shared };
+    const before = {
+      name: 'bridge-before',
+      label: `roundtable-bridge before the v2 SDK (${rev.slice(0, 12)}, MCP SDK 1.32.2)`,
+      args: shared.bridge.args.map((a) => (a === BRIDGE_BIN ? beforeBin : a)),
+      env: shared.bridge.env,
+    };
+    const kinds = { bridge: shared.bridge, 'bridge-unbundled': unbundled, 'bridge-before': before, ...shared };
     const names = Object.keys(kinds);
     const samples = Object.fromEntries(names.map((n) => [n, { init: [], list: [], tools: new Set() }]));
     // One unmeasured start each (page cache, V8 code cache), then N measured starts each, taking turns.
@@ -182,6 +201,7 @@ export async function benchBridgeStart() {
       ratio <= TARGETS.maxBridgeStartRatio,
     );
     report.note(`bridge_start: the bundled bridge reached tools/list in ${fmt.ratio(p.bridge.list.p50 / p['bridge-unbundled'].list.p50)} the time of the unbundled one (p50 ${fmt.ms(p.bridge.list.p50)} vs ${fmt.ms(p['bridge-unbundled'].list.p50)} ms)`);
+    report.note(`bridge_start: the bridge reached tools/list in ${fmt.ratio(p.bridge.list.p50 / p['bridge-before'].list.p50)} the time of the bridge before the v2 SDK (p50 ${fmt.ms(p.bridge.list.p50)} vs ${fmt.ms(p['bridge-before'].list.p50)} ms)`);
     report.note(`packed sizes (npm pack --dry-run): ${packedSizes()}`);
     if (p['mcp-remote']) {
       report.target(

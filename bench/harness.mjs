@@ -620,9 +620,11 @@ export function cpuMs(pid) {
 /**
  * The daemon as it was at `rev`, built in a temp folder: a git worktree of that revision whose node_modules link to
  * the repository's packages, except the workspace packages, which point at the worktree's own; built with tsc -b and,
- * where that revision has it, scripts/bundle.mjs (its bins run the bundles). Returns its bin and a remover.
+ * where that revision has it, scripts/bundle.mjs (its bins run the bundles): the daemon's, and the bridge's too with
+ * options.bundles ['daemon', 'bridge']. Returns its bins and a remover. A revision from before the v2 MCP SDK (issue
+ * 23) finds the v1 SDK it imports in the repository's node_modules, where the conformance suite's dependency puts it.
  */
-export function buildDaemonAt(rev, tempDir, name = 'baseline') {
+export function buildDaemonAt(rev, tempDir, name = 'baseline', options = {}) {
   const tree = join(tempDir, name);
   execFileSync('git', ['worktree', 'add', '--detach', tree, rev], { cwd: ROOT, stdio: 'ignore' });
   const modules = join(tree, 'node_modules');
@@ -645,8 +647,9 @@ export function buildDaemonAt(rev, tempDir, name = 'baseline') {
     for (const [dep] of missing) symlinkSync(join(extra, 'node_modules', dep), join(modules, dep));
   }
   execFileSync(join(ROOT, 'node_modules/.bin/tsc'), ['-b'], { cwd: tree, stdio: 'ignore' });
-  if (existsSync(join(tree, 'scripts/bundle.mjs'))) execFileSync(process.execPath, ['scripts/bundle.mjs', 'daemon'], { cwd: tree, stdio: 'ignore' });
-  return { bin: join(tree, 'daemon/bin/roundtable.js'), remove: () => execFileSync('git', ['worktree', 'remove', '--force', tree], { cwd: ROOT, stdio: 'ignore' }) };
+  const bundles = options.bundles ?? ['daemon'];
+  if (existsSync(join(tree, 'scripts/bundle.mjs'))) execFileSync(process.execPath, ['scripts/bundle.mjs', ...bundles], { cwd: tree, stdio: 'ignore' });
+  return { bin: join(tree, 'daemon/bin/roundtable.js'), bridgeBin: join(tree, 'bridge/bin/roundtable-bridge.js'), remove: () => execFileSync('git', ['worktree', 'remove', '--force', tree], { cwd: ROOT, stdio: 'ignore' }) };
 }
 
 /** The revision just before `path` was added: the parent of the commit that added it. */

@@ -1,12 +1,10 @@
 // MCP client helpers for the bridge sections of bench/run.mjs: stdio servers spawned with an explicit environment,
-// a raw JSON-RPC cold-start probe, MCP SDK clients over stdio and over Streamable HTTP, and /proc readings.
+// a raw JSON-RPC cold-start probe, MCP SDK (v2) clients over stdio and over Streamable HTTP, and /proc readings.
 // Every child process goes through the caller's track(child), so run.mjs can kill it on exit, error or signal.
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { DEFAULT_INHERITED_ENV_VARS, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
+import { Client, LATEST_PROTOCOL_VERSION, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { DEFAULT_INHERITED_ENV_VARS, StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 
 const CLIENT_INFO = { name: 'roundtable-bench', version: '0.0.0' };
 
@@ -149,10 +147,16 @@ export async function stdioClient({ args, env, track }) {
   };
 }
 
-/** An MCP SDK client on the daemon's /mcp (StreamableHTTPClientTransport, bearer header). */
-export async function httpClient({ url, token }) {
+/**
+ * The v2 SDK client's connect options: 'legacy' opens with initialize (the SDK's default), 'auto' probes with
+ * server/discover and falls back to initialize, { pin: '2026-07-28' } speaks that revision or fails.
+ */
+export const clientOptions = (mode = 'legacy') => ({ capabilities: {}, versionNegotiation: { mode } });
+
+/** An MCP SDK client on the daemon's /mcp (StreamableHTTPClientTransport, bearer header), connected in `mode`. */
+export async function httpClient({ url, token, mode = 'legacy' }) {
   const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${token}` } } });
-  const client = new Client(CLIENT_INFO, { capabilities: {} });
+  const client = new Client(CLIENT_INFO, clientOptions(mode));
   await client.connect(transport);
   return {
     client,

@@ -11,7 +11,7 @@
 //                     get_task_10           get_task at 10 clients vs a bare route doing the same SELECT with no audit
 //                     cpu_per_call          CPU per call (claim_task, get_task) vs the bare routes, with a profile summary
 //                     lone_write            a lone create_task (1 client) today vs the daemon before group commit (from git)
-//                     mcp_cost              CPU per tools/call on /mcp vs the same call on the JSON API
+//                     mcp_cost              CPU per tools/call on /mcp (2026-07-28 and 2025) vs the same call on the JSON API
 //                     wake_1000             1,000 parked waiters woken by one event vs a long-poll server with no database
 //   scale.mjs         scale                 the hot calls at 1,000,000 tasks vs the same at 10,000
 //   bridge.mjs        bridge_start          cold start of the stdio bridge (bundled, unbundled), a bare MCP SDK stdio
@@ -27,6 +27,8 @@
 //   owner.mjs         owner_action          an owner's page action (a new task) to the woken worker's answer, through
 //                                           Chromium and as the page's HTTP request, vs the leader's create_task
 //   tool-list.mjs     tool_list             tools/list tokens per role on /mcp, now and before (shared/ built from git)
+//   mcp-revisions.mjs mcp_connect           connect() to the first tools/list on /mcp for a v2 SDK client (2026-07-28,
+//                                           else initialize) and a 2025 client, today and before the v2 SDK (from git)
 //   postgres.mjs      pg_claims, pg_wake    durable claims/s with 1-3 daemons on PostgreSQL beside one on SQLite; the
 //                                           cross-daemon wake-up (need ROUNDTABLE_TEST_PG_URL or a local cluster)
 // Each section is one async function that starts its own servers on 127.0.0.1 over its own seeded database copy,
@@ -73,6 +75,7 @@ import { benchReservations } from './reservations.mjs';
 import { benchScale } from './scale.mjs';
 import { benchToolList } from './tool-list.mjs';
 import { benchWaitCap } from './waits.mjs';
+import { benchMcpConnect } from './mcp-revisions.mjs';
 import { benchPgClaims, benchPgWake } from './postgres.mjs';
 
 const liveHelpers = () => ({ report, makeTempDir, writeAgents, startDaemon, stopServer, percentiles, fmt, TARGETS, ROOT, seedTasks: seedListBoard, buildDaemonAt, WAITS_PER_AGENT, postToolAnswer, against });
@@ -101,6 +104,7 @@ const SECTIONS = [
   { file: 'durability', name: 'wake_1000', run: benchWake1000 },
   { file: 'tool-list', name: 'tool_list', run: () => benchToolList(liveHelpers()) },
   { file: 'owner', name: 'owner_action', run: () => benchOwnerAction(liveHelpers(), { rounds: Number(process.env.BENCH_OWNER_ROUNDS ?? 200) }) },
+  { file: 'mcp-revisions', name: 'mcp_connect', run: benchMcpConnect },
   { file: 'scale', name: 'scale', run: benchScale },
   { file: 'postgres', name: 'pg_claims', run: () => benchPgClaims(liveHelpers(), { concurrency: 24, seed: 100_000, warmupMs: 1000, measureMs: 5000 }) },
   { file: 'postgres', name: 'pg_wake', run: () => benchPgWake(liveHelpers(), { rounds: 200 }) },

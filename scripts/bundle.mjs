@@ -15,25 +15,25 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 /** Per package: its entry points (tsc output) and what stays outside the bundle. */
 const PACKAGES = {
-  bridge: { entries: { cli: 'dist/cli.js', worker: 'dist/worker/cli.js' }, plugins: [withoutAjv(), withoutZodLocales()] },
+  bridge: { entries: { cli: 'dist/cli.js', worker: 'dist/worker/cli.js' }, plugins: [withoutAjv(), withoutZodLocales(), withoutZodJsonSchema()] },
   daemon: { entries: { cli: 'dist/cli.js' }, plugins: [] },
 };
 
 /**
  * The SDK's Server builds an ajv validator for one thing: checking what a client answers to an elicitation request.
- * The bridge never asks the client for input, and ajv is a quarter of the bundle and of its start-up, so the bridge's
- * bundle gets a validator that says so if anything ever asks for it.
+ * The bridge never asks the client for input, and ajv is a third of the SDK's code and of its start-up, so the
+ * bridge's bundle gets the SDK's Node shims (@modelcontextprotocol/server/_shims: `process` and the default
+ * validator) with a validator that says so if anything ever asks for it.
  */
 function withoutAjv() {
   return {
     name: 'without-ajv',
     setup(b) {
-      b.onResolve({ filter: /\/validation\/ajv-provider\.js$/ }, (args) =>
-        args.importer.includes('@modelcontextprotocol') ? { path: 'ajv-provider', namespace: 'without-ajv' } : undefined,
-      );
+      b.onResolve({ filter: /^@modelcontextprotocol\/server\/_shims$/ }, () => ({ path: 'server-shims', namespace: 'without-ajv' }));
       b.onLoad({ filter: /.*/, namespace: 'without-ajv' }, () => ({
         contents:
-          "export class AjvJsonSchemaValidator { getValidator() { throw new Error('roundtable-bridge validates no JSON Schema: it never asks the client for input'); } }",
+          "import process from 'node:process'; export { process }; " +
+          "export class DefaultJsonSchemaValidator { getValidator() { throw new Error('roundtable-bridge validates no JSON Schema: it never asks the client for input'); } }",
         loader: 'js',
       }));
     },
@@ -52,6 +52,30 @@ function withoutZodLocales() {
         /[\\/]zod[\\/]v4[\\/]/.test(args.importer) ? { path: 'locales', namespace: 'without-zod-locales' } : undefined,
       );
       b.onLoad({ filter: /.*/, namespace: 'without-zod-locales' }, () => ({ contents: 'export {};', loader: 'js' }));
+    },
+  };
+}
+
+/**
+ * zod's namespace object also carries its JSON Schema converters (to and from) and its schema compiler, which the
+ * bundled bridge never runs: its tool list is built at bundle time (below), the SDK's low-level Server converts no
+ * schema, and the bridge's zod runs jitless (bin/roundtable-bridge.js). Each of those modules becomes one with the
+ * same export names whose functions say so if anything ever calls them: about 100 KB the bridge no longer compiles
+ * at every start.
+ */
+function withoutZodJsonSchema() {
+  const STUBBED = /[\\/]zod[\\/]v4[\\/](core[\\/](compile|json-schema-processors|json-schema-generator)|classic[\\/]from-json-schema)\.js$/;
+  return {
+    name: 'without-zod-json-schema',
+    setup(b) {
+      b.onLoad({ filter: STUBBED }, (args) => {
+        const source = readFileSync(args.path, 'utf8');
+        const names = new Set([...source.matchAll(/^export (?:async )?(?:function\*?|const|let|var|class) ([\w$]+)/gm)].map((m) => m[1]));
+        for (const list of source.matchAll(/^export \{([^}]*)\}/gm)) for (const item of list[1].split(',')) if (item.trim()) names.add(item.trim().split(/\s+as\s+/).pop());
+        const why = `roundtable-bridge carries no zod JSON Schema conversion or compiler (${basename(args.path)}): its tool list is built at bundle time`;
+        const stub = `function unavailable() { throw new Error(${JSON.stringify(why)}); }`;
+        return { contents: `${stub}\n${[...names].map((n) => `export const ${n} = unavailable;`).join('\n')}\n`, loader: 'js' };
+      });
     },
   };
 }

@@ -2,15 +2,16 @@
 // `npm run release:check`: packs both packages with npm's own `npm pack`, installs each alone into an empty folder
 // from the registry (the bridge with --ignore-scripts, as an agent machine would; the daemon normally, for
 // better-sqlite3), starts the daemon with `roundtable-daemon start` and checks /status, then runs the installed bridge
-// against it over stdio: initialize, tools/list, a whoami call. Exits non-zero with the reason on the first failure.
+// against it over stdio, once opening with initialize (2025-11-25) and once on 2026-07-28 (server/discover and the
+// per-request envelope): tools/list and a whoami call each time. Exits non-zero with the reason on the first failure.
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const work = mkdtempSync(join(tmpdir(), 'roundtable-release-check-'));
@@ -63,20 +64,23 @@ try {
   step(`roundtable-daemon start answers ${base}/status`);
   const agents = JSON.parse(stdout.split('\n')[0]).agents;
   const worker = agents.find((a) => a.role === 'worker');
-  const transport = new StdioClientTransport({
-    command: join(bridgeApp, 'node_modules/.bin/roundtable-bridge'),
-    args: ['--url', base],
-    env: { PATH: process.env.PATH, HOME: bridgeApp, ROUNDTABLE_TOKEN: worker.token },
-    stderr: 'inherit',
-  });
-  const client = new Client({ name: 'release-check', version: '0.0.0' });
-  await client.connect(transport);
-  const { tools } = await client.listTools();
-  const result = await client.callTool({ name: 'whoami', arguments: {} });
-  await client.close();
-  const me = JSON.parse(result.content[0].text);
-  if (me.name !== worker.name) throw new Error(`whoami through the installed bridge answered ${result.content[0].text}`);
-  step(`roundtable-bridge: tools/list has ${tools.length} tools; whoami is ${me.name}`);
+  for (const mode of ['legacy', { pin: '2026-07-28' }]) {
+    const transport = new StdioClientTransport({
+      command: join(bridgeApp, 'node_modules/.bin/roundtable-bridge'),
+      args: ['--url', base],
+      env: { PATH: process.env.PATH, HOME: bridgeApp, ROUNDTABLE_TOKEN: worker.token },
+      stderr: 'inherit',
+    });
+    const client = new Client({ name: 'release-check', version: '0.0.0' }, { versionNegotiation: { mode } });
+    await client.connect(transport);
+    const { tools } = await client.listTools();
+    const result = await client.callTool({ name: 'whoami', arguments: {} });
+    const era = client.getProtocolEra();
+    await client.close();
+    const me = JSON.parse(result.content[0].text);
+    if (me.name !== worker.name) throw new Error(`whoami through the installed bridge answered ${result.content[0].text}`);
+    step(`roundtable-bridge (${era}): tools/list has ${tools.length} tools; whoami is ${me.name}`);
+  }
   step('passed');
 } catch (error) {
   process.stderr.write(`release:check failed: ${error.stack ?? error}\n`);

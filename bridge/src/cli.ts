@@ -75,8 +75,8 @@ async function serve(config: BridgeConfig, toolsets: ReturnType<typeof parseTool
   const audienceCache = new AudienceCache({ baseUrl: config.baseUrl, account: config.account });
   // The MCP server (the SDK's server side, the tool list) is loaded only to serve: hooks, which run at the end of every
   // turn, and the other commands never pay for it.
-  const { serveStdio } = await import('./serve.js');
-  await serveStdio({ client: clientFor(config, token), version: VERSION, toolsets, audienceCache });
+  const { serveBridge } = await import('./serve.js');
+  await serveBridge({ client: clientFor(config, token), version: VERSION, toolsets, audienceCache });
   log.debug('serving over stdio', { board: config.baseUrl });
   // Looked up once in the background after start, so tools/list is not held up by the keychain, and a bridge
   // with no token says so in its log at once instead of at the first tool call.

@@ -1,16 +1,21 @@
-// The stdio MCP server: the board's tools from shared/, each call forwarded to the daemon.
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+// The stdio MCP server, on the 2026-07-28 revision and the 2025 ones: the board's tools from shared/, each call
+// forwarded to the daemon.
+import { PassThrough } from 'node:stream';
+import { z } from 'zod';
+import { Server } from '@modelcontextprotocol/server';
+import { serveStdio, StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import {
   listedToolsFor,
   narrowToolsets,
   registerBoardPrompts,
   registerBoardTools,
+  SERVER_CACHE_HINTS,
   SERVER_CAPABILITIES,
   SERVER_INSTRUCTIONS,
   whoami,
   type ListAudience,
   type Toolset,
+  type BoardToolHandlers,
   type ToolErrorBody,
 } from 'roundtable-shared';
 import { BoardRefusal, type BoardClient } from './board-client.js';
@@ -19,6 +24,10 @@ import { Heartbeat } from './heartbeat.js';
 import { log } from './log.js';
 import { audienceOf, sameAudience, type AudienceCache } from './tool-audience.js';
 import { onStopSignals } from './platform.js';
+
+// zod compiles a fast parser for each schema the first time it parses with it (one new Function each); the bridge
+// parses a few small messages a minute, without V8's optimizing compiler (bin/), so that compiling only costs start-up.
+z.config({ jitless: true });
 
 export function toErrorBody(error: unknown): ToolErrorBody {
   if (error instanceof BoardRefusal) return error.body;
@@ -36,27 +45,27 @@ export interface ServeOptions {
   readonly audienceCache?: AudienceCache;
 }
 
-export async function serveStdio(options: ServeOptions): Promise<void> {
-  // The list changes when whoami reveals the role (or a new one): clients that follow list_changed fetch it again.
+export async function serveBridge(options: ServeOptions): Promise<void> {
+  // The list changes when whoami reveals the role (or a new one): clients that follow list_changed fetch it again
+  // (2025: sent unsolicited; 2026-07-28: on the client's subscriptions/listen stream, if it opened one).
   const capabilities = { ...SERVER_CAPABILITIES, tools: { listChanged: true } };
-  const server = new Server({ name: 'roundtable', version: options.version }, { capabilities, instructions: SERVER_INSTRUCTIONS });
-  let audience: ListAudience = options.audienceCache?.read() ?? {};
+  let audience: ListAudience | undefined = options.audienceCache?.read();
+  /** The instance serving the connection: serveStdio builds one per connection (and one for a discarded probe). */
+  let current: Server | undefined;
   const learnAudience = (output: Record<string, unknown>) => {
     const known = audienceOf(output);
-    if (!known || sameAudience(known, audience)) return;
+    if (!known || (audience && sameAudience(known, audience))) return;
     audience = known;
     options.audienceCache?.write(known);
-    void server.sendToolListChanged().catch((error: unknown) => log.debug('list_changed not sent', { error: String(error) }));
+    void current?.sendToolListChanged().catch((error: unknown) => log.debug('list_changed not sent', { error: String(error) }));
   };
   let inFlight = 0;
   let closing: string | undefined;
   const heartbeat = new Heartbeat({ beat: () => options.client.heartbeat() });
-  const exit = () => {
-    heartbeat.stop();
-    void server.close().finally(() => process.exit(0));
-  };
-  registerBoardTools(server, {
-    list: () => listedToolsFor({ ...audience, toolsets: narrowToolsets(audience.toolsets, options.toolsets) }),
+  const handlers: BoardToolHandlers = {
+    // Until whoami (or the remembered role) tells the role, every tool is listed, and a 2026-07-28 client is told not
+    // to keep that list (ttlMs 0); the role's list is kept as on /mcp.
+    list: () => ({ tools: listedToolsFor({ ...audience, toolsets: narrowToolsets(audience?.toolsets, options.toolsets) }), provisional: audience === undefined }),
     call: async (name, args) => {
       inFlight++;
       try {
@@ -71,10 +80,27 @@ export async function serveStdio(options: ServeOptions): Promise<void> {
       }
     },
     toErrorBody,
+  };
+  const build = () => {
+    const server = new Server({ name: 'roundtable', version: options.version }, { capabilities, instructions: SERVER_INSTRUCTIONS, cacheHints: SERVER_CACHE_HINTS });
+    registerBoardTools(server, handlers);
+    // Prompts are fixed texts: served from here, with no call to the board and no token needed.
+    registerBoardPrompts(server);
+    current = server;
+    return server;
+  };
+  // The SDK's transport ends the connection (and drops answers still owed) when stdin ends; it reads a stand-in
+  // instead, so the end of stdin is ours to handle: answer what was asked, then leave.
+  const input = new PassThrough();
+  process.stdin.pipe(input, { end: false });
+  const connection = serveStdio(build, {
+    transport: new StdioServerTransport(input),
+    onerror: (error) => log.debug('mcp message refused or failed', { error: error.name }),
   });
-  // Prompts are fixed texts: served from here, with no call to the board and no token needed.
-  registerBoardPrompts(server);
-  const transport = new StdioServerTransport();
+  const exit = () => {
+    heartbeat.stop();
+    void connection.close().finally(() => process.exit(0));
+  };
   const stop = (why: string) => {
     if (closing) return;
     closing = why;
@@ -86,5 +112,4 @@ export async function serveStdio(options: ServeOptions): Promise<void> {
   process.stdout.on('error', () => stop('stdout closed'));
   // SIGINT and SIGTERM on POSIX; SIGINT, SIGBREAK and SIGHUP on Windows, which never delivers SIGTERM.
   onStopSignals(stop);
-  await server.connect(transport);
 }

@@ -53,7 +53,7 @@ export function createApp(options: AppOptions): BoardApp {
   const protectedApp = new Hono<{ Variables: AuthVariables }>();
   for (const path of ['/mcp', '/mcp/*']) protectedApp.use(path, guarded, mcpLimit, auth);
   protectedApp.use('/api/*', guarded, limit, auth);
-  protectedApp.route('/mcp', mcpRoutes(options.dispatcher));
+  protectedApp.route('/mcp', mcpRoutes(options.dispatcher, { allowedHostNames: config.allowedHosts.map((h) => h.name) }));
   protectedApp.route('/api/v1', apiRoutes(options.dispatcher, options.store, options.leases));
 
   app.use('/status', hostGuard({ allowedHosts: config.allowedHosts, refusalStatus: 404, trustProxy: config.trustProxy }));

@@ -1,5 +1,5 @@
 // The board's MCP prompts, which clients offer as slash commands: fixed short texts of our own, never board text.
-import type { GetPromptResult, Prompt } from '@modelcontextprotocol/sdk/types.js';
+import type { GetPromptResult, Prompt } from '@modelcontextprotocol/server';
 
 export interface BoardPrompt {
   readonly name: string;

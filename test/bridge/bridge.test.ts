@@ -3,10 +3,9 @@
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildListedTools, TOOL_ACCESS, TOOLS } from 'roundtable-shared';
-import { mcpClient, ROOT, startBoard, type TestBoard } from '../helpers/board.js';
+import { mcpClient, ROOT, startBoard, type McpEra, type TestBoard } from '../helpers/board.js';
 import { body, BRIDGE_BIN, bridgeEnv, isAlive, startBridge, type BridgeSession } from '../helpers/bridge.js';
 import { eventually, within } from '../helpers/eventually.js';
 import { spawnTracked, stopProcess } from '../helpers/processes.js';
@@ -36,9 +35,12 @@ afterAll(async () => {
   for (const token of Object.values(board.tokens)) expect(all).not.toContain(token);
 });
 
-async function bridgeFor(agent: string, extraArgs: string[] = [], env: Record<string, string> = {}): Promise<BridgeSession> {
-  return startBridge({ args: ['--url', board.url, '--ca', pki.caCert, ...extraArgs], env: bridgeEnv({ ROUNDTABLE_TOKEN: board.tokens[agent]!, ...env }) });
+async function bridgeFor(agent: string, extraArgs: string[] = [], env: Record<string, string> = {}, era: McpEra = 'modern'): Promise<BridgeSession> {
+  return startBridge({ args: ['--url', board.url, '--ca', pki.caCert, ...extraArgs], env: bridgeEnv({ ROUNDTABLE_TOKEN: board.tokens[agent]!, ...env }), era });
 }
+
+/** A list without what the revision adds around it (2026-07-28: ttlMs, cacheScope, the server's identity in _meta). */
+const toolsOf = (list: { tools: unknown[] }) => list.tools;
 
 const names = (list: { tools: Array<{ name: string }> }) => list.tools.map((t) => t.name);
 
@@ -48,22 +50,29 @@ async function done(session: BridgeSession): Promise<void> {
 }
 
 describe('tools/list', () => {
-  it('lists every tool before it knows the role; after whoami, says the list changed and agrees with /mcp for the agent', async () => {
+  it.each(['legacy', 'modern'] as const)('%s: lists every tool before it knows the role; after whoami, says the list changed and agrees with /mcp for the agent', async (era) => {
     const stateDir = mkdtempSync(join(tmpdir(), 'roundtable-bridge-state-'));
-    const bridge = await bridgeFor('w1', [], { ROUNDTABLE_STATE_DIR: stateDir });
-    const direct = await mcpClient(board, 'w1', { caFile: pki.caCert });
+    const bridge = await bridgeFor('w1', [], { ROUNDTABLE_STATE_DIR: stateDir }, era);
+    const direct = await mcpClient(board, 'w1', { caFile: pki.caCert, era });
     let changed = 0;
-    bridge.client.setNotificationHandler(ToolListChangedNotificationSchema, () => void changed++);
+    bridge.client.setNotificationHandler('notifications/tools/list_changed', () => void changed++);
+    // 2026-07-28 sends no notification unasked: a client hears of changes on the subscriptions/listen stream it opens.
+    const subscription = era === 'modern' ? await bridge.client.listen({ toolsListChanged: true }) : undefined;
     try {
+      expect(bridge.client.getProtocolEra()).toBe(era);
       const everything = await bridge.client.listTools();
       expect(names(everything)).toEqual(TOOLS.map((t) => t.name));
       // The bundle carries the list built at bundle time (scripts/bundle.mjs): it is the one the definitions give now.
       expect(everything.tools).toEqual(buildListedTools());
+      // Until the role is known the list is provisional: a 2026-07-28 client is told not to keep it.
+      if (era === 'modern') expect(everything).toMatchObject({ ttlMs: 0, cacheScope: 'private' });
       const viaHttp = await direct.listTools();
       expect(names(viaHttp)).not.toContain('create_task');
       await bridge.client.callTool({ name: 'whoami', arguments: {} });
       await eventually('the bridge to send tools/list_changed', () => changed === 1);
-      expect(await bridge.client.listTools()).toEqual(viaHttp);
+      const known = await bridge.client.listTools();
+      expect(toolsOf(known)).toEqual(toolsOf(viaHttp));
+      if (era === 'modern') expect({ ttlMs: known.ttlMs, cacheScope: known.cacheScope }).toEqual({ ttlMs: viaHttp.ttlMs, cacheScope: viaHttp.cacheScope });
       expect(bridge.client.getInstructions()).toBe(direct.getInstructions());
       // Asked again, the same role changes nothing.
       await bridge.client.callTool({ name: 'whoami', arguments: {} });
@@ -71,14 +80,15 @@ describe('tools/list', () => {
       const kept = readdirSync(join(stateDir, 'tool-lists')).map((f) => readFileSync(join(stateDir, 'tool-lists', f), 'utf8'));
       expect(kept).toEqual([JSON.stringify({ role: 'worker', toolsets: null })]);
     } finally {
+      await subscription?.close();
       await done(bridge);
     }
     expect(changed).toBe(1);
 
     // The next start lists by the remembered role from its first tools/list, as /mcp does.
-    const again = await bridgeFor('w1', [], { ROUNDTABLE_STATE_DIR: stateDir });
+    const again = await bridgeFor('w1', [], { ROUNDTABLE_STATE_DIR: stateDir }, era);
     try {
-      expect(await again.client.listTools()).toEqual(await direct.listTools());
+      expect(toolsOf(await again.client.listTools())).toEqual(toolsOf(await direct.listTools()));
     } finally {
       await direct.close();
       await done(again);

@@ -1,7 +1,7 @@
 // Crash durability: writers on both faces, the real daemon SIGKILLed at seeded random moments, every acknowledged write kept.
 import { randomInt } from 'node:crypto';
 import Database from 'better-sqlite3';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Client } from '@modelcontextprotocol/client';
 import { expect, it } from 'vitest';
 import { api, mcpClient, resultJson, startBoard, type TestBoard } from '../helpers/board.js';
 import { eventually, sleep } from '../helpers/eventually.js';
@@ -35,7 +35,7 @@ function apiFace(board: TestBoard, agent: string): Face {
 
 function mcpFace(client: Client): Face {
   return async (tool, args) => {
-    const result = await client.callTool({ name: tool, arguments: args }, undefined, { timeout: 15_000 });
+    const result = await client.callTool({ name: tool, arguments: args }, { timeout: 15_000 });
     return result.isError ? { ok: false, detail: JSON.stringify(result.content) } : { ok: true, body: resultJson(result) };
   };
 }

@@ -1,12 +1,13 @@
 // The board's prompts (the work, lead and status slash commands) through the SDK client over /mcp and over the real
-// bridge, the errors around them, and the MCP Inspector CLI (@modelcontextprotocol/inspector 2.12.0) against /mcp.
+// bridge, the errors around them, and the MCP Inspector CLI (@modelcontextprotocol/inspector 2.12.0) against /mcp:
+// its prompts and its tools/list.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
-import { PROMPTS } from 'roundtable-shared';
+import type { Client } from '@modelcontextprotocol/client';
+import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/client';
+import { listedToolsFor, PROMPTS } from 'roundtable-shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, mcpClient, mcpRaw, startBoard, type TestBoard } from '../helpers/board.js';
 import { bridgeEnv, startBridge, type BridgeSession } from '../helpers/bridge.js';
@@ -61,10 +62,10 @@ async function expectUnknownRefused(client: Client): Promise<void> {
     () => undefined,
     (e: unknown) => e,
   );
-  expect(error).toBeInstanceOf(McpError);
-  expect((error as McpError).code).toBe(ErrorCode.InvalidParams);
-  expect((error as McpError).message).toContain('name: no such prompt; the prompts are work, lead, status');
-  expect((error as McpError).message).not.toContain('no-such-prompt');
+  expect(error).toBeInstanceOf(ProtocolError);
+  expect((error as ProtocolError).code).toBe(ProtocolErrorCode.InvalidParams);
+  expect((error as ProtocolError).message).toContain('name: no such prompt; the prompts are work, lead, status');
+  expect((error as ProtocolError).message).not.toContain('no-such-prompt');
 }
 
 describe('prompts over /mcp', () => {
@@ -172,6 +173,14 @@ describe(`MCP Inspector CLI ${INSPECTOR_MANIFEST.version} against /mcp`, () => {
     expect(run.code, report).toBe(0);
     const answer = JSON.parse(run.stdout) as { prompts: Array<{ name: string; description: string }> };
     expect(answer.prompts.map((p) => p.name), report).toEqual(NAMES);
+  });
+
+  it("tools/list shows the agent's tools, as shared/ lists them for its role", async () => {
+    const run = await inspector(['--method', 'tools/list', '--header', `Authorization: Bearer ${board.tokens['w1']}`]);
+    const report = `exit ${run.code}\n--- stdout ---\n${run.stdout}\n--- stderr ---\n${run.stderr}`;
+    expect(run.code, report).toBe(0);
+    const answer = JSON.parse(run.stdout) as { tools: Array<{ name: string }> };
+    expect(answer.tools.map((t) => t.name), report).toEqual(listedToolsFor({ role: 'worker' }).map((t) => t.name));
   });
 
   it('prompts/get returns each prompt', async () => {

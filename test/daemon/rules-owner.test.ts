@@ -2,10 +2,9 @@
 // an owner reads what an observer reads; creates, edits and cancels tasks; reviews submissions (the first review of
 // one wins, the second gets conflict naming it); force-releases a claim with a note; posts to the room and on tasks;
 // and never claims, submits or reserves paths. In peer mode an owner may do all that on any task.
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ERROR_STATUS, type ErrorCode } from 'roundtable-shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, daemonEnv, mcpClient, resultJson, runCli, startBoard, type AgentSpec, type TestBoard } from '../helpers/board.js';
+import { api, daemonEnv, mcpClient, resultJson, runCli, startBoard, type AgentSpec, type TestBoard, type TestClient } from '../helpers/board.js';
 import { openBoardDb } from '../helpers/board-db.js';
 import { eventually } from '../helpers/eventually.js';
 import { describeEachStore } from '../helpers/stores.js';
@@ -38,7 +37,7 @@ interface Answer {
 describeEachStore((store) => {
   let role: TestBoard;
   let peer: TestBoard;
-  const clients = new Map<string, Client>();
+  const clients = new Map<string, TestClient>();
 
   beforeAll(async () => {
     [role, peer] = await Promise.all([startBoard({ store, agents: ROLE_AGENTS }), startBoard({ store, agents: PEER_AGENTS })]);

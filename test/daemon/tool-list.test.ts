@@ -1,7 +1,7 @@
 // tools/list on /mcp by role and toolsets: the budget for each role, who sees what, and that every tool a role does
 // not see is one the daemon's rules refuse it with `forbidden` (the listing and the rules cannot drift apart).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Client } from '@modelcontextprotocol/client';
 import { TOOLS } from 'roundtable-shared';
 import { api, mcpClient, resultJson, startBoard, type TestBoard } from '../helpers/board.js';
 

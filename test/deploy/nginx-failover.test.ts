@@ -8,7 +8,7 @@
 // skipped without it, unless ROUNDTABLE_REQUIRE_POSTGRES=1).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Client } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, mcpClient, resultJson, startDaemons, type AgentSpec, type TestBoard } from '../helpers/board.js';
 import { bridgeEnv, startBridge, type BridgeSession } from '../helpers/bridge.js';
@@ -121,7 +121,7 @@ describe.runIf(RUN)('nginx in front of three daemons: one is killed under write 
     const waiter = await bridgeFor('waiter');
 
     // A wait through the bridge, parked on one daemon: that daemon is the one to die.
-    const woken = waiter.client.callTool({ name: 'wait_for_activity', arguments: { timeout_s: 45, for: ['tasks'] } }, undefined, { timeout: 120_000 });
+    const woken = waiter.client.callTool({ name: 'wait_for_activity', arguments: { timeout_s: 45, for: ['tasks'] } }, { timeout: 120_000 });
     const victim = await eventually('the waiter to be parked on a daemon', () => waitingOn(boards, 'waiter'));
     const survivors = boards.filter((b) => b !== victim);
 
@@ -144,7 +144,7 @@ describe.runIf(RUN)('nginx in front of three daemons: one is killed under write 
       let output: any;
       try {
         const options = { timeout: deadlineMs + 10_000 };
-        const answer = who === 'bridge' ? lead.client.callTool({ name: tool, arguments: args }, undefined, options) : sdkClient.callTool({ name: tool, arguments: args }, undefined, options);
+        const answer = who === 'bridge' ? lead.client.callTool({ name: tool, arguments: args }, options) : sdkClient.callTool({ name: tool, arguments: args }, options);
         const result = await within(what, answer, deadlineMs);
         if (result.isError) outcome = { ok: false, error: JSON.stringify(result.content) };
         else {
@@ -327,7 +327,7 @@ describe.runIf(RUN)('nginx in front of three daemons: one is killed under write 
     // would run past it, and the agent would get an error instead of its answer.
     const sleeper = await bridgeFor('sleeper', '--timeout', '4');
     const startedAt = performance.now();
-    const answer = sleeper.client.callTool({ name: 'wait_for_activity', arguments: { timeout_s: timeoutS, for: ['reviews'] } }, undefined, { timeout: 60_000 });
+    const answer = sleeper.client.callTool({ name: 'wait_for_activity', arguments: { timeout_s: timeoutS, for: ['reviews'] } }, { timeout: 60_000 });
     const parkedOn = await eventually('the sleeper to be parked on a daemon', () => waitingOn(alive(), 'sleeper'));
     // The daemon dies well into the wait (6 s of 10): the moment is the point of the test, not a wait for a condition.
     await sleep(Math.max(0, startedAt + 6000 - performance.now()));

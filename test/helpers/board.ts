@@ -5,8 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execFile, type ChildProcess } from 'node:child_process';
 import { promisify } from 'node:util';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Client, StreamableHTTPClientTransport, type CallToolRequest, type CallToolRequestOptions } from '@modelcontextprotocol/client';
 import { createNodeFetch } from './ca-fetch.js';
 import { createTestDatabase } from './postgres.js';
 import { spawnTracked, stopProcess } from './processes.js';
@@ -157,9 +156,34 @@ export async function api<T = Record<string, any>>(board: TestBoard, agent: stri
   return { status: response.status, body: (await response.json()) as ApiAnswer<T>['body'], headers: response.headers };
 }
 
-/** An MCP SDK client connected to /mcp with the agent's bearer token (of a daemon, or of a proxy in front of some). */
-export async function mcpClient(board: Pick<TestBoard, 'url' | 'tokens'>, agent: string, options: { caFile?: string } = {}): Promise<Client> {
-  const client = new Client({ name: 'roundtable-test', version: '0.0.0' });
+/**
+ * The v2 SDK client, whose callTool also takes the v1 form `(params, resultSchema, options)` that tests written
+ * against the v1 SDK use (v2 dropped the middle argument): the options are taken from wherever they are.
+ */
+export class TestClient extends Client {
+  override callTool(params: CallToolRequest['params'], schemaOrOptions?: unknown, options?: CallToolRequestOptions) {
+    const asOptions = typeof schemaOrOptions === 'object' && schemaOrOptions !== null && !('~standard' in schemaOrOptions) && !('parse' in schemaOrOptions);
+    return super.callTool(params, options ?? (asOptions ? (schemaOrOptions as CallToolRequestOptions) : undefined));
+  }
+}
+
+/** Which revision an SDK client speaks: 'modern' is 2026-07-28 (server/discover, the `_meta` envelope); 'legacy' opens with initialize (2025-11-25). */
+export type McpEra = 'modern' | 'legacy';
+
+/** The MCP revision the test clients pin on the modern path. */
+export const MODERN_REVISION = '2026-07-28';
+
+/** The v2 SDK client's options for an era: a pin never falls back, so a modern client that connects is on 2026-07-28. */
+export function clientOptionsFor(era: McpEra) {
+  return { versionNegotiation: { mode: era === 'modern' ? { pin: MODERN_REVISION } : ('legacy' as const) } };
+}
+
+/**
+ * An MCP SDK (v2) client connected to /mcp with the agent's bearer token (of a daemon, or of a proxy in front of some).
+ * It speaks 2026-07-28 unless `era: 'legacy'` asks for the 2025 initialize handshake.
+ */
+export async function mcpClient(board: Pick<TestBoard, 'url' | 'tokens'>, agent: string, options: { caFile?: string; era?: McpEra } = {}): Promise<TestClient> {
+  const client = new TestClient({ name: 'roundtable-test', version: '0.0.0' }, clientOptionsFor(options.era ?? 'modern'));
   const transport = new StreamableHTTPClientTransport(new URL(`${board.url}/mcp`), {
     requestInit: { headers: { authorization: `Bearer ${board.tokens[agent] ?? agent}` } },
     // A board on a test CA: trust it through a node:https agent, as the bridge does with --ca.

@@ -2,9 +2,8 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { ROOT } from './board.js';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { clientOptionsFor, ROOT, TestClient, type McpEra } from './board.js';
 import { eventually } from './eventually.js';
 
 export const BRIDGE_BIN = join(ROOT, 'bridge/bin/roundtable-bridge.js');
@@ -25,15 +24,22 @@ export function bridgeEnv(extra: Record<string, string> = {}): Record<string, st
 }
 
 export interface BridgeSession {
-  readonly client: Client;
+  readonly client: TestClient;
   readonly pid: number;
   stderr(): string;
   /** Closes stdin and waits until the bridge process has exited. */
   close(): Promise<void>;
 }
 
-export async function startBridge(options: { args: string[]; env: Record<string, string>; bin?: string }): Promise<BridgeSession> {
-  const transport = new StdioClientTransport({
+/**
+ * The SDK's stdio transport, probing in place: on the base class a negotiating client probes with server/discover
+ * on a second, throw-away process; a subclass probes on the bridge it starts, so each test starts one process.
+ */
+class ProbeInPlace extends StdioClientTransport {}
+
+/** Starts the bridge and connects the v2 SDK client: on 2026-07-28 unless `era: 'legacy'` asks for initialize. */
+export async function startBridge(options: { args: string[]; env: Record<string, string>; bin?: string; era?: McpEra }): Promise<BridgeSession> {
+  const transport = new ProbeInPlace({
     command: process.execPath,
     args: [options.bin ?? BRIDGE_BIN, ...options.args],
     env: options.env,
@@ -41,7 +47,7 @@ export async function startBridge(options: { args: string[]; env: Record<string,
   });
   let stderr = '';
   transport.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
-  const client = new Client({ name: 'roundtable-bridge-test', version: '0.0.0' });
+  const client = new TestClient({ name: 'roundtable-bridge-test', version: '0.0.0' }, clientOptionsFor(options.era ?? 'modern'));
   await client.connect(transport);
   const pid = transport.pid!;
   return {
