@@ -64,7 +64,7 @@ async function serve(config: BridgeConfig, toolsets: ReturnType<typeof parseTool
   let found: Promise<FoundToken> | undefined;
   // Looked up again after a 401 (a `login` may have stored a new token) and after a failure.
   const token = async (refresh: boolean) => {
-    if (refresh || !found) found = findToken(config.account);
+    if (refresh || !found) found = findToken(config);
     try {
       return await found;
     } catch (error) {
@@ -80,7 +80,7 @@ async function serve(config: BridgeConfig, toolsets: ReturnType<typeof parseTool
   log.debug('serving over stdio', { board: config.baseUrl });
   // Looked up once in the background after start, so tools/list is not held up by the keychain, and a bridge
   // with no token says so in its log at once instead of at the first tool call.
-  const first = findToken(config.account);
+  const first = findToken(config);
   found ??= first;
   first.catch((error: unknown) => {
     log.warn(noTokenLine(error, config));
@@ -125,7 +125,7 @@ async function status(config: BridgeConfig): Promise<number> {
   let ok = true;
   let found: FoundToken | undefined;
   try {
-    found = await findToken(config.account);
+    found = await findToken(config);
     print(`token:    from ${found.source}${found.source === 'keychain' ? ` (account "${config.account}")` : ''}`);
   } catch (error) {
     ok = false;
@@ -179,7 +179,7 @@ async function guard(config: BridgeConfig, options: { strict: boolean; install: 
     if (done.chained) print(`The pre-commit hook that was there is kept as ${done.chained} and runs first.`);
     return 0;
   }
-  const token = async () => findToken(config.account);
+  const token = async () => findToken(config);
   return runGuard({ client: clientFor(config, token), baseUrl: config.baseUrl, scope: options.scope, strict: options.strict, say: (line) => process.stderr.write(`${line}\n`) });
 }
 

@@ -6,12 +6,14 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { token } from '../helpers/board.js';
+import { ROOT, token } from '../helpers/board.js';
 import { BRIDGE_BIN } from '../helpers/bridge.js';
 
 const URL_ = 'https://board.example.com';
 const SECRET = token();
-const ARGS = ['-y', 'roundtable-bridge', '--url', URL_];
+const VERSION = JSON.parse(readFileSync(join(ROOT, 'bridge/package.json'), 'utf8')).version as string;
+// Run from the repository, the bridge is no install: the entry is npx, pinned to this exact version.
+const ARGS = ['-y', `roundtable-bridge@${VERSION}`, '--url', URL_];
 
 interface Run {
   code: number;
@@ -40,11 +42,12 @@ function folders(): { home: string; project: string } {
   return { home, project };
 }
 
+/** Runs setup; the board here is not a real one, so the check that asks it whoami is left out. */
 function setup(args: string[], dirs: { home: string; project: string }): Promise<Run> {
-  // A token in the environment and in a token file: neither may end up in a config.
+  // A token in the environment: it may end up in no config.
   const env = { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: dirs.home, ROUNDTABLE_TOKEN: SECRET };
   return new Promise((resolve) => {
-    execFile(process.execPath, [BRIDGE_BIN, 'setup', ...args], { env, cwd: dirs.project, timeout: 30_000 }, (error, stdout, stderr) => {
+    execFile(process.execPath, [BRIDGE_BIN, 'setup', ...args, '--no-check'], { env, cwd: dirs.project, timeout: 30_000 }, (error, stdout, stderr) => {
       outputs.push(stdout, stderr);
       resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
     });
@@ -110,8 +113,8 @@ const JSON_CASES: JsonCase[] = [
     entry: { type: 'stdio', command: 'npx', args: ARGS },
   },
   { client: 'windsurf', scope: 'user', file: '.codeium/windsurf/mcp_config.json', existing: withOther(), container: ['mcpServers'], entry: mcpServersEntry },
-  { client: 'gemini', scope: 'user', file: '.gemini/settings.json', existing: withOther({ theme: 'Dracula' }), container: ['mcpServers'], entry: mcpServersEntry },
-  { client: 'gemini', scope: 'project', file: '.gemini/settings.json', existing: withOther(), container: ['mcpServers'], entry: mcpServersEntry },
+  { client: 'gemini-cli', scope: 'user', file: '.gemini/settings.json', existing: withOther({ theme: 'Dracula' }), container: ['mcpServers'], entry: mcpServersEntry },
+  { client: 'gemini-cli', scope: 'project', file: '.gemini/settings.json', existing: withOther(), container: ['mcpServers'], entry: mcpServersEntry },
   {
     client: 'opencode',
     scope: 'user',
@@ -216,9 +219,12 @@ OTHER_SETTING = 'kept'
 model = "o4-mini"
 `;
 
+const CODEX_ENV_VARS = '["DBUS_SESSION_BUS_ADDRESS", "XDG_RUNTIME_DIR", "ROUNDTABLE_TOKEN", "ROUNDTABLE_TOKEN_FILE", "ROUNDTABLE_STATE_DIR", "XDG_STATE_HOME"]';
 const CODEX_BLOCK = `[mcp_servers.roundtable]
 command = "npx"
-args = ["-y", "roundtable-bridge", "--url", "${URL_}"]
+args = ["-y", "roundtable-bridge@${VERSION}", "--url", "${URL_}"]
+env_vars = ${CODEX_ENV_VARS}
+required = true
 `;
 
 describe.each(['user', 'project'] as const)('setup codex --scope %s', (scope) => {
@@ -245,16 +251,22 @@ describe.each(['user', 'project'] as const)('setup codex --scope %s', (scope) =>
     expectNoToken(dirs);
   });
 
-  it('replaces an older entry of ours in place, with its sub-tables, and nothing else', async () => {
+  it("updates an older entry of ours in place: its own keys set, the user's env_vars, env table and other keys kept", async () => {
     const dirs = folders();
     const file = place(dirs);
     mkdirSync(dirname(file), { recursive: true });
-    const old = `[mcp_servers.roundtable]\ncommand = "roundtable-bridge"\nargs = ["--url", "https://old.example.com"]\n\n[mcp_servers.roundtable.env]\nROUNDTABLE_TOKEN_FILE = "/x"\n\n`;
+    const old = `[mcp_servers.roundtable]\ncommand = "npx"\nargs = ["-y", "roundtable-bridge", "--url", "https://old.example.com"]\nenv_vars = ["MY_PROXY"]\nstartup_timeout_sec = 30\n\n[mcp_servers.roundtable.env]\nROUNDTABLE_STATE_DIR = "/x"\n\n`;
     writeFileSync(file, `${CODEX_EXISTING}\n${old}[later]\nkey = 1\n`);
     const run = await setup(args, dirs);
     expect(run.code, run.stderr).toBe(0);
-    expect(run.stdout).toContain('Replaced the server "roundtable"');
-    expect(readFileSync(file, 'utf8')).toBe(`${CODEX_EXISTING}\n${CODEX_BLOCK}\n\n[later]\nkey = 1\n`);
+    expect(run.stdout).toContain('Updated the keys setup writes in the server "roundtable"');
+    expect(run.stdout).toContain('Kept the entry\'s own keys as they were: startup_timeout_sec, env.ROUNDTABLE_STATE_DIR.');
+    const envVars = `["MY_PROXY", ${CODEX_ENV_VARS.slice(1)}`;
+    expect(readFileSync(file, 'utf8')).toBe(
+      `${CODEX_EXISTING}\n[mcp_servers.roundtable]\ncommand = "npx"\nargs = ["-y", "roundtable-bridge@${VERSION}", "--url", "${URL_}"]\nenv_vars = ${envVars}\nstartup_timeout_sec = 30\nrequired = true\n\n[mcp_servers.roundtable.env]\nROUNDTABLE_STATE_DIR = "/x"\n\n[later]\nkey = 1\n`,
+    );
+    const again = await setup(args, dirs);
+    expect(again.stdout).toContain('nothing changed');
   });
 
   it('refuses a malformed config.toml and leaves it as it was', async () => {
@@ -295,7 +307,7 @@ describe('setup arguments', () => {
     expect(desktop.stderr).toContain('Claude Desktop has no project config; use --scope user');
     const unknown = await setup(['notepad', '--url', URL_], dirs);
     expect(unknown.code).toBe(1);
-    expect(unknown.stderr).toContain('use one of: claude-code, claude-desktop, cursor, vscode, windsurf, gemini, codex, opencode');
+    expect(unknown.stderr).toContain('use one of: claude-code, claude-desktop, cursor, vscode, windsurf, gemini-cli, codex, opencode');
     const credentials = await setup(['cursor', '--url', `https://agent:${SECRET}@board.example.com`], dirs);
     expect(credentials.code).toBe(1);
     expect(credentials.stderr).toContain('credentials in the URL are refused');
