@@ -2,7 +2,7 @@
 // project folder whose config already holds another server: that server is kept, a second run changes nothing,
 // a malformed config is refused and left as it was, --print writes nothing, and no token reaches any file.
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, chmodSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -313,5 +313,150 @@ describe('setup arguments', () => {
     expect(credentials.stderr).toContain('credentials in the URL are refused');
     expect(snapshot(dirs).size).toBe(0);
     expect(existsSync(join(dirs.home, '.cursor'))).toBe(false);
+  });
+});
+
+describe('setup gemini-cli, the one name (gemini is taken for it)', () => {
+  it('writes .gemini/settings.json under either name, and says what the Gemini CLI needs before it starts the server', async () => {
+    for (const name of ['gemini-cli', 'gemini']) {
+      const dirs = folders();
+      const run = await setup([name, '--url', URL_], dirs);
+      expect(run.code, run.stderr).toBe(0);
+      expect(JSON.parse(readFileSync(join(dirs.home, '.gemini/settings.json'), 'utf8')).mcpServers.roundtable).toEqual({ command: 'npx', args: ARGS });
+      expect(run.stdout).toContain('`gemini trust`');
+      expect(run.stdout).toContain('ROUNDTABLE_TOKEN and ROUNDTABLE_TOKEN_FILE do not reach the bridge');
+    }
+  });
+});
+
+describe('a rerun keeps what the user added to the entry', () => {
+  it('Claude Code: env and other keys of an older entry of ours stay; command and args are set', async () => {
+    const dirs = folders();
+    const file = join(dirs.home, '.claude.json');
+    const older = { type: 'stdio', command: 'npx', args: ['-y', 'roundtable-bridge', '--url', URL_], env: { HTTPS_PROXY: 'http://proxy:3128' } };
+    writeFileSync(file, JSON.stringify({ mcpServers: { roundtable: older } }, null, 2));
+    const run = await setup(['claude-code', '--url', URL_], dirs);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain('Kept the entry\'s own keys as they were: type, env.');
+    expect(JSON.parse(readFileSync(file, 'utf8')).mcpServers.roundtable).toEqual({ ...older, args: ARGS });
+  });
+
+  it('warns, without quoting it, when the kept env holds a token', async () => {
+    const dirs = folders();
+    const file = join(dirs.home, '.claude.json');
+    writeFileSync(file, JSON.stringify({ mcpServers: { roundtable: { command: 'x', env: { ROUNDTABLE_TOKEN: SECRET } } } }));
+    const run = await setup(['claude-code', '--url', URL_], dirs);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain(`the entry's env sets ROUNDTABLE_TOKEN, so a token is kept in ${file} in plain text`);
+  });
+});
+
+describe('config files setup must not change', () => {
+  it('refuses a JSON config with a duplicate key, naming the key, and leaves it as it was', async () => {
+    const dirs = folders();
+    const file = join(dirs.home, '.claude.json');
+    const text = '{"mcpServers": {"a": {"command": "x"}, "a": {"command": "y"}}, "theme": "dark"}';
+    writeFileSync(file, text);
+    const run = await setup(['claude-code', '--url', URL_], dirs);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(`${file} was not changed: the key "mcpServers"."a" appears twice in one object`);
+    expect([...snapshot(dirs).entries()]).toEqual([[file, text]]);
+  });
+
+  it('refuses a project .mcp.json that is a symlink to a file outside the project; the file it points to is untouched', async () => {
+    const dirs = folders();
+    const outside = join(dirs.home, 'elsewhere.json');
+    writeFileSync(outside, '{"keep": true}\n');
+    symlinkSync(outside, join(dirs.project, '.mcp.json'));
+    const run = await setup(['claude-code', '--url', URL_, '--scope', 'project'], dirs);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(`it is a symlink to ${outside}, outside ${dirs.project}`);
+    expect(readFileSync(outside, 'utf8')).toBe('{"keep": true}\n');
+    expect(readdirSync(dirs.home)).toEqual(['elsewhere.json']);
+  });
+
+  it('refuses a folder on the way that is a symlink out of the project, and writes through a link that stays inside', async () => {
+    const dirs = folders();
+    const outside = mkdtempSync(join(scratch, 'outside-'));
+    symlinkSync(outside, join(dirs.project, '.cursor'));
+    const run = await setup(['cursor', '--url', URL_, '--scope', 'project'], dirs);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('a symlinked folder on its path leads to');
+    expect(readdirSync(outside)).toEqual([]);
+
+    const inside = folders();
+    mkdirSync(join(inside.project, 'shared'));
+    writeFileSync(join(inside.project, 'shared', 'mcp.json'), '{}\n');
+    symlinkSync(join(inside.project, 'shared', 'mcp.json'), join(inside.project, '.mcp.json'));
+    const ok = await setup(['claude-code', '--url', URL_, '--scope', 'project'], inside);
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(JSON.parse(readFileSync(join(inside.project, 'shared', 'mcp.json'), 'utf8')).mcpServers.roundtable).toEqual({ command: 'npx', args: ARGS });
+    expect(lstatSync(join(inside.project, '.mcp.json')).isSymbolicLink()).toBe(true);
+  });
+
+  it('refuses a read-only config (mode 444) and leaves it, its mode and its folder as they were', async () => {
+    const dirs = folders();
+    const file = join(dirs.home, '.codex', 'config.toml');
+    mkdirSync(dirname(file));
+    writeFileSync(file, 'model = "o3"\n');
+    chmodSync(file, 0o444);
+    const run = await setup(['codex', '--url', URL_], dirs);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(`${file} was not changed: it is read-only (mode 444)`);
+    expect(readFileSync(file, 'utf8')).toBe('model = "o3"\n');
+    expect(statSync(file).mode & 0o777).toBe(0o444);
+    expect(readdirSync(dirname(file))).toEqual(['config.toml']);
+  });
+});
+
+describe('setup CLIENT --hooks', () => {
+  const HOOK_CASES = [
+    { client: 'claude-code', file: '.claude/settings.json', events: ['SessionStart', 'UserPromptSubmit', 'Stop'], hookClient: 'claude-code' },
+    { client: 'codex', file: '.codex/hooks.json', events: ['SessionStart', 'UserPromptSubmit', 'Stop'], hookClient: 'codex' },
+    { client: 'gemini-cli', file: '.gemini/settings.json', events: ['SessionStart', 'BeforeAgent', 'AfterAgent'], hookClient: 'gemini-cli' },
+  ];
+
+  it.each(HOOK_CASES)('$client: adds its hooks beside the user\'s own; a second run changes nothing', async (c) => {
+    const dirs = folders();
+    const file = join(dirs.home, c.file);
+    mkdirSync(dirname(file), { recursive: true });
+    const mine = { type: 'command', command: 'my-logger --event stop' };
+    const last = c.events[2]!;
+    writeFileSync(file, JSON.stringify({ hooks: { [last]: [{ hooks: [mine] }] }, other: 1 }, null, 2));
+    const run = await setup([c.client, '--url', URL_, '--hooks'], dirs);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain(`${file}: added ${c.events.join(', ')}; other hooks are untouched.`);
+    const doc = JSON.parse(readFileSync(file, 'utf8'));
+    expect(doc.other).toBe(1);
+    for (const event of c.events) {
+      const ours = { type: 'command', command: `npx -y roundtable-bridge@${VERSION} hook ${c.hookClient} ${event} --url ${URL_}` };
+      expect(doc.hooks[event]).toEqual(event === last ? [{ hooks: [mine] }, { hooks: [ours] }] : [{ hooks: [ours] }]);
+    }
+    if (c.client === 'codex') {
+      expect(readFileSync(join(dirs.home, '.codex/config.toml'), 'utf8')).toContain('[features]\nhooks = true\n');
+      expect(run.stdout).toContain('open /hooks to review and trust');
+    }
+    const before = snapshot(dirs);
+    const again = await setup([c.client, '--url', URL_, '--hooks'], dirs);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toContain('the Roundtable hooks are already there; nothing changed');
+    expect(snapshot(dirs)).toEqual(before);
+    expectNoToken(dirs);
+  });
+
+  it('refuses --hooks for a client with no command hooks, writing nothing', async () => {
+    const dirs = folders();
+    const run = await setup(['cursor', '--url', URL_, '--hooks'], dirs);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('--hooks: Cursor has no command hook');
+    expect(snapshot(dirs).size).toBe(0);
+  });
+
+  it('--print --hooks shows the entry and the hooks and writes nothing', async () => {
+    const dirs = folders();
+    const run = await setup(['claude-code', '--url', URL_, '--hooks', '--print'], dirs);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain(`"command": "npx -y roundtable-bridge@${VERSION} hook claude-code Stop --url ${URL_}"`);
+    expect(snapshot(dirs).size).toBe(0);
   });
 });
