@@ -66,6 +66,17 @@ describe('keychain failures, classified for the system they happen on', () => {
     expect(classifyKeychainError(new Error('Did not receive a reply'), 'linux')).toBeInstanceOf(KeychainTimeout);
   });
 
+  it('Linux: no session bus at all is said so (not "no Secret Service on this session bus"), with the agent app as the likely cause', () => {
+    // What libdbus says (through @napi-rs/keyring) when DBUS_SESSION_BUS_ADDRESS is unset, as Codex leaves it.
+    const none = classifyKeychainError(new Error('Platform failure: DBus error: Using X11 for dbus-daemon autolaunch was disabled at compile time, set your DBUS_SESSION_BUS_ADDRESS instead'), 'linux');
+    expect(none).toBeInstanceOf(KeychainUnavailable);
+    expect(none.message).toContain('DBUS_SESSION_BUS_ADDRESS is not set for this process');
+    expect(none.message).not.toContain('on this session bus');
+    expect(none.fix).toContain('env_vars');
+    const gone = classifyKeychainError(new Error('Platform failure: DBus error: Failed to connect to socket /run/user/1/bus: No such file or directory'), 'linux');
+    expect(gone.message).toContain('nothing answers at the D-Bus session bus address');
+  });
+
   it('macOS: a locked login keychain is reported as that, with Keychain Access as the fix, never as a Secret Service', () => {
     const locked = classifyKeychainError(new Error("Couldn't access platform secure storage: User interaction is not allowed."), 'darwin');
     expect(locked).toBeInstanceOf(KeychainLocked);
