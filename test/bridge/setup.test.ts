@@ -323,7 +323,7 @@ describe('setup gemini-cli, the one name (gemini is taken for it)', () => {
       const run = await setup([name, '--url', URL_], dirs);
       expect(run.code, run.stderr).toBe(0);
       expect(JSON.parse(readFileSync(join(dirs.home, '.gemini/settings.json'), 'utf8')).mcpServers.roundtable).toEqual({ command: 'npx', args: ARGS });
-      expect(run.stdout).toContain('`gemini trust`');
+      expect(run.stdout).toContain('`/permissions trust`');
       expect(run.stdout).toContain('ROUNDTABLE_TOKEN and ROUNDTABLE_TOKEN_FILE do not reach the bridge');
     }
   });

@@ -151,7 +151,7 @@ export const CLIENTS: readonly Client[] = [
       file: (scope, places) => join(scope === 'user' ? home(places) : places.project, '.gemini', 'settings.json'),
     },
     notice: (scope, places) =>
-      `The Gemini CLI starts no MCP server (and runs no hook) in a folder it does not trust: run \`gemini trust\` in ${scope === 'project' ? places.project : 'each project folder you use it in'}, or trust the folder when it asks. It passes no variable whose name holds TOKEN to the server, so ROUNDTABLE_TOKEN and ROUNDTABLE_TOKEN_FILE do not reach the bridge: keep the token in the keychain (\`roundtable-bridge login\`).`,
+      `The Gemini CLI starts no MCP server (and runs no hook) in a folder it does not trust: trust ${scope === 'project' ? places.project : 'each folder you use it in'} when it asks, or with \`/permissions trust\` inside it (kept in ~/.gemini/trustedFolders.json). It passes no variable whose name holds TOKEN to the server, so ROUNDTABLE_TOKEN and ROUNDTABLE_TOKEN_FILE do not reach the bridge: keep the token in the keychain (\`roundtable-bridge login\`).`,
   },
   {
     name: 'codex',
