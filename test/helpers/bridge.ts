@@ -32,9 +32,10 @@ export interface BridgeSession {
   close(): Promise<void>;
 }
 
-export async function startBridge(options: { args: string[]; env: Record<string, string>; bin?: string }): Promise<BridgeSession> {
+/** `node` runs the bridge (default: the Node running the tests), e.g. Node 22 or 24 from scripts/install-apps.sh. */
+export async function startBridge(options: { args: string[]; env: Record<string, string>; bin?: string; node?: string }): Promise<BridgeSession> {
   const transport = new StdioClientTransport({
-    command: process.execPath,
+    command: options.node ?? process.execPath,
     args: [options.bin ?? BRIDGE_BIN, ...options.args],
     env: options.env,
     stderr: 'pipe',
