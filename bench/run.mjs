@@ -23,6 +23,9 @@
 //   plans.mjs         ready_set, unblock_wake
 //   reservations.mjs  reservations
 //   tool-list.mjs     tool_list             tools/list tokens per role on /mcp, now and before (shared/ built from git)
+//   apps.mjs          agent_apps            the real agent apps (scripts/install-apps.sh): launch to the first board tool
+//                                           result per app; Claude Code's logged connect time for setup's entry, the
+//                                           HTTP transport and the npx form (BENCH_APP_RUNS, 10)
 //   postgres.mjs      pg_claims, pg_wake    durable claims/s with 1-3 daemons on PostgreSQL beside one on SQLite; the
 //                                           cross-daemon wake-up (need ROUNDTABLE_TEST_PG_URL or a local cluster)
 // Each section is one async function that starts its own servers on 127.0.0.1 over its own seeded database copy,
@@ -42,6 +45,8 @@ import { benchCpuPerCall, benchDurableWrites, benchGetTask10, benchLoneWrite, be
 import {
   CONFIG,
   MIGRATIONS,
+  envInt,
+  inRounds,
   buildDaemonAt,
   ROOT,
   TARGETS,
@@ -57,6 +62,7 @@ import {
   stopServer,
   writeAgents,
 } from './harness.mjs';
+import { benchAgentApps } from './apps.mjs';
 import { benchHookStop } from './hooks.mjs';
 import { benchLeaseRenewal, benchLeaseSweep } from './leases.mjs';
 import { benchEventStreams, benchIdleWaiters, benchWakeup } from './live.mjs';
@@ -91,6 +97,7 @@ const SECTIONS = [
   { file: 'durability', name: 'wake_1000', run: benchWake1000 },
   { file: 'tool-list', name: 'tool_list', run: () => benchToolList(liveHelpers()) },
   { file: 'scale', name: 'scale', run: benchScale },
+  { file: 'apps', name: 'agent_apps', run: () => benchAgentApps({ ...liveHelpers(), inRounds }, { runs: envInt('BENCH_APP_RUNS', 10) }) },
   { file: 'postgres', name: 'pg_claims', run: () => benchPgClaims(liveHelpers(), { concurrency: 24, seed: 100_000, warmupMs: 1000, measureMs: 5000 }) },
   { file: 'postgres', name: 'pg_wake', run: () => benchPgWake(liveHelpers(), { rounds: 200 }) },
 ];

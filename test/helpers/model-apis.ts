@@ -30,7 +30,8 @@ export interface ModelTurn {
   readonly text: string;
 }
 
-export type ScriptStep = { readonly call: string; readonly args?: Record<string, unknown> } | { readonly say: string };
+/** A tool call, or a text answer (after afterMs, to keep an app alive while something else happens, e.g. an MCP connect). */
+export type ScriptStep = { readonly call: string; readonly args?: Record<string, unknown> } | { readonly say: string; readonly afterMs?: number };
 export type Script = (turn: ModelTurn) => ScriptStep;
 
 export interface RecordedRequest {
@@ -101,8 +102,10 @@ export async function modelApis(): Promise<ModelApis> {
     }
     const body = JSON.parse(raw || '{}') as Record<string, any>;
     const conversation = readConversation(api, body);
-    const step = decide(app, conversation, raw, scripts.get(app));
-    requests.push({ app, api, path, at: Date.now(), conversation, step });
+    const at = Date.now();
+    const { step, afterMs } = decide(app, conversation, raw, scripts.get(app));
+    requests.push({ app, api, path, at, conversation, step });
+    if (afterMs) await new Promise((resolve) => setTimeout(resolve, afterMs));
     writeStep(api, res, { body, stream: api !== 'gemini' || path.includes('streamGenerateContent') }, step);
   });
   return Object.assign(standIn, {
@@ -113,17 +116,26 @@ export async function modelApis(): Promise<ModelApis> {
   });
 }
 
-function decide(app: string, conversation: Conversation, raw: string, script: Script | undefined): WireStep {
-  // Structured answers (the Gemini CLI routes each prompt through one) and side requests without the board's tools.
-  if (conversation.jsonSchema) return { text: JSON.stringify(sampleOf(conversation.jsonSchema)) };
-  const boardOffered = conversation.offered.some((name) => boardToolOf(name) !== undefined);
-  if (!script || (!boardOffered && !conversation.offered.includes('ToolSearch'))) return { text: 'ok' };
-  const calls: BoardCall[] = conversation.calls.flatMap((c) => {
+function decide(app: string, conversation: Conversation, raw: string, script: Script | undefined): { step: WireStep; afterMs?: number } {
+  const step = script?.({ app, calls: boardCalls(conversation), text: conversation.texts.join('\n') });
+  const wire = next(conversation, raw, step);
+  const delayed = step && 'say' in step && step.afterMs && 'text' in wire && wire.text === step.say;
+  return delayed ? { step: wire, afterMs: step.afterMs } : { step: wire };
+}
+
+function boardCalls(conversation: Conversation): BoardCall[] {
+  return conversation.calls.flatMap((c) => {
     const tool = boardToolOf(c.name);
     return tool ? [{ tool, args: c.args, result: parseResult(c.resultText), resultText: c.resultText }] : [];
   });
-  if (calls.length >= MAX_CALLS) return { text: `stopping after ${MAX_CALLS} board calls` };
-  const step = script({ app, calls, text: conversation.texts.join('\n') });
+}
+
+function next(conversation: Conversation, raw: string, step: ScriptStep | undefined): WireStep {
+  // Structured answers (the Gemini CLI routes each prompt through one) and side requests without the board's tools.
+  if (conversation.jsonSchema) return { text: JSON.stringify(sampleOf(conversation.jsonSchema)) };
+  const boardOffered = conversation.offered.some((name) => boardToolOf(name) !== undefined);
+  if (!step || (!boardOffered && !conversation.offered.includes('ToolSearch'))) return { text: 'ok' };
+  if (conversation.calls.length >= MAX_CALLS) return { text: `stopping after ${MAX_CALLS} calls` };
   if ('say' in step) return { text: step.say };
   const name = conversation.offered.find((offered) => boardToolOf(offered) === step.call);
   if (name) return { call: name, args: step.args ?? {} };
