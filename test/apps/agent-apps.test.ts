@@ -6,13 +6,13 @@
 // Needs scripts/install-apps.sh (skipped without it, unless ROUNDTABLE_REQUIRE_APPS=1) and the session's Secret Service.
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SERVER_INSTRUCTIONS } from 'roundtable-shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { appsProblem, nodeDir, REQUIRE_APPS_FLAG, runApp, type AppRun } from '../helpers/apps.js';
-import { api, startBoard, type TestBoard } from '../helpers/board.js';
+import { appBin, appsProblem, nodeDir, REQUIRE_APPS_FLAG, runApp, type AppRun } from '../helpers/apps.js';
+import { api, ROOT, startBoard, type TestBoard } from '../helpers/board.js';
 import { requireOrSkip, sharedKeyringProblem } from '../helpers/keychain.js';
 import { modelApis, type ModelApis, type ModelTurn, type Script } from '../helpers/model-apis.js';
 import { npmInstall, packWorkspace } from '../helpers/packed.js';
@@ -230,6 +230,27 @@ describe('the real agent apps on one board', () => {
       const actions = history.map((h) => `${h.agent} ${h.action}`).reverse();
       expect(actions).toEqual(['lead created', `${task.assignee} claimed`, `${task.assignee} submitted`, 'lead approved']);
     }
+  });
+
+  it("the README's HTTP example, run as written, keeps the token out of ~/.claude.json, and Claude Code connects with it", async () => {
+    const line = readFileSync(join(ROOT, 'README.md'), 'utf8').split('\n').find((l) => l.startsWith('claude mcp add --transport http'))!;
+    expect(line).toBeDefined();
+    const home = join(work, 'home-readme');
+    mkdirSync(home);
+    const env = appEnv('lead', 22, { HOME: home, ROUNDTABLE_TOKEN: board.tokens['lead']! });
+    const claude = appBin('claude');
+    const shell = (command: string) =>
+      new Promise<{ code: number; out: string }>((resolve) =>
+        execFile('/bin/sh', ['-c', command], { env, cwd: home, timeout: 120_000 }, (error, stdout, stderr) => resolve({ code: error ? 1 : 0, out: stdout + stderr })),
+      );
+    const added = await shell(line.replace(/^claude /, `'${claude}' `).replace('http://127.0.0.1:8000', board.url));
+    expect(added.code, added.out).toBe(0);
+    const file = readFileSync(join(home, '.claude.json'), 'utf8');
+    expect(file).not.toContain(board.tokens['lead']!);
+    expect(file).toContain('${ROUNDTABLE_TOKEN}');
+    // `claude mcp list` connects to each server as its health check.
+    const listed = await shell(`'${claude}' mcp list`);
+    expect(listed.out).toMatch(/roundtable: .*\/mcp \(HTTP\) - ✔ Connected/);
   });
 
   it('no board text reached any model as ours: hooks and instructions carry fixed words and ids only', () => {
