@@ -26,8 +26,9 @@ Usage:
       codex SessionStart|UserPromptSubmit|Stop, gemini-cli SessionStart|BeforeAgent|AfterAgent (docs/CONNECT.md).
   roundtable-bridge wake --exec CMD --url URL [--profile NAME] [--for tasks,messages,reviews] [--debounce S] [--recheck S]
       Run CMD (a command line of yours, e.g. tmux send-keys) when new work or messages wait for the agent.
-  roundtable-bridge setup CLIENT --url URL [--profile NAME] [--scope user|project] [--print]
-      Add the bridge to an MCP client's config (setup --help lists the clients). Never writes a token.
+  roundtable-bridge setup CLIENT --url URL [--profile NAME] [--scope user|project] [--hooks] [--print] [--no-check]
+      Add the bridge (and with --hooks the client's hooks) to an MCP client's config, then ask whoami through it
+      as the client will run it (setup --help lists the clients). Never writes a token.
   roundtable-bridge guard --url URL [--profile NAME] [--scope NAME] [--strict]
       Git pre-commit check: refuse the commit if a staged file is held exclusively by another agent
       (check_paths). If the board cannot be reached it warns and lets the commit through; --strict refuses.

@@ -3,20 +3,18 @@
 import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { loadBridgeConfig, type BridgeConfig } from '../config.js';
-import { loginCommand } from '../credentials.js';
+import { loadBridgeConfig } from '../config.js';
 import { BadConfig } from '../errors.js';
 import { log } from '../log.js';
 import { shellArg } from '../platform.js';
 import { print } from '../terminal.js';
 import { PACKAGE_DIR, VERSION } from '../version.js';
-import { checkEntry } from './check.js';
 import { CLIENT_NAMES, clientNamed, home, type Client, type Places, type Scope } from './clients.js';
 import { ConfigRefused, editJsonConfig, editTomlConfig, tomlBlock, type Edit } from './edit.js';
-import { CODEX_ENV_VARS, describeRule, serverEnvironment } from './environment.js';
-import { editHooksJson, enableCodexHooks, hookCommand, hookEvents, type HookTarget } from './hooks.js';
-import { isObject, type JsonObject } from './json-text.js';
-import { bridgeLaunch, findInstall, runningBridge, type BridgeInstall, type Launch } from './launch.js';
+import { CODEX_ENV_VARS } from './environment.js';
+import { editHooksJson, enableCodexHooks, hookCommand, hookEvents, type HooksEdit, type HookTarget } from './hooks.js';
+import { bridgeLaunch, findInstall, runningBridge, type Launch } from './launch.js';
+import { checkAndReport, npxNote, reportHooks, reportServer, tokenHint } from './report.js';
 import { checkWritable, isInside, readConfig, replaceConfig } from './write.js';
 
 export const SETUP_USAGE = `Usage: roundtable-bridge setup CLIENT --url URL [--profile NAME] [--ca FILE] [--scope user|project] [--hooks] [--print] [--no-check]
@@ -27,9 +25,6 @@ export const SETUP_USAGE = `Usage: roundtable-bridge setup CLIENT --url URL [--p
   --hooks also installs the client's command hooks (claude-code, codex, gemini-cli); other hooks are kept.
   --print only shows what would be written. --no-check skips starting the entry to ask whoami through it.
   No token is ever written: run \`roundtable-bridge login\` once instead.`;
-
-/** How long the check waits for whoami: npx may first have to fetch the package. */
-const CHECK_TIMEOUT_MS = { installed: 20_000, npx: 90_000 };
 
 type JsonEdit = (text: string) => string | undefined;
 
@@ -60,15 +55,6 @@ function editServer(client: Client, text: string, name: string, launch: Launch):
 function scopeFolder(scope: Scope, file: string, places: Places): string {
   if (scope === 'project') return places.project;
   return isInside(file, home(places)) ? home(places) : dirname(file);
-}
-
-/** The entry's own variables, as the client would add them to the server's environment. */
-function entryEnvironment(entry: JsonObject): { env: Record<string, string>; envVars: string[] } {
-  const table = isObject(entry['env']) ? entry['env'] : isObject(entry['environment']) ? entry['environment'] : {};
-  const env = Object.fromEntries(Object.entries(table).filter((pair): pair is [string, string] => typeof pair[1] === 'string'));
-  const listed = Array.isArray(entry['env_vars']) ? (entry['env_vars'] as unknown[]) : [];
-  const envVars = listed.map((item) => (typeof item === 'string' ? item : isObject(item) && typeof item['name'] === 'string' ? item['name'] : '')).filter(Boolean);
-  return { env, envVars };
 }
 
 export async function runSetup(argv: string[], places: Places = { env: process.env, platform: process.platform, project: process.cwd() }): Promise<number> {
@@ -130,7 +116,7 @@ export async function runSetup(argv: string[], places: Places = { env: process.e
   };
 
   let server!: Edit;
-  let hooksEdit: ReturnType<typeof editHooksJson> | undefined;
+  let hooksEdit: HooksEdit | undefined;
   let current = file;
   try {
     plan(file, (text) => {
@@ -176,55 +162,4 @@ export async function runSetup(argv: string[], places: Places = { env: process.e
     return 0;
   }
   return checkAndReport({ client, launch, entry: server.entry, install, scope, places, config });
-}
-
-function reportServer(r: { client: Client; scope: Scope; file: string; name: string; server: Edit; backup: string | undefined; written: boolean; block: string }): void {
-  const where = `${r.client.label} (${r.scope} scope): ${r.file}`;
-  if (r.server.action === 'unchanged') {
-    print(`${where}\nThe server "${r.name}" is already there as setup writes it; nothing changed.`);
-  } else {
-    const done = { added: 'Added the server', updated: 'Updated the keys setup writes in the server', replaced: 'Replaced the server (it was not a local command)', unchanged: '' }[r.server.action];
-    const backup = r.backup ? ` Backup: ${r.backup}` : r.written ? ' (new file)' : '';
-    print(`${where}\n${done} "${r.name}"; other servers are untouched.${backup}`);
-    print(r.block.trimEnd());
-  }
-  if (r.server.kept.length) print(`Kept the entry's own keys as they were: ${r.server.kept.join(', ')}.`);
-  const env = entryEnvironment(r.server.entry).env;
-  if (Object.hasOwn(env, 'ROUNDTABLE_TOKEN')) {
-    print(`Warning: the entry's env sets ROUNDTABLE_TOKEN, so a token is kept in ${r.file} in plain text. Remove it and store the token with \`roundtable-bridge login\`.`);
-  }
-}
-
-function reportHooks(client: Client, file: string, edit: ReturnType<typeof editHooksJson>, backups: Map<string, string | undefined>): void {
-  if (!edit.added.length && !edit.updated.length) return print(`Hooks: ${file}: the Roundtable hooks are already there; nothing changed.`);
-  const parts = [edit.added.length ? `added ${edit.added.join(', ')}` : '', edit.updated.length ? `updated ${edit.updated.join(', ')}` : ''].filter(Boolean);
-  const backup = backups.get(file);
-  print(`Hooks (${client.label}): ${file}: ${parts.join('; ')}; other hooks are untouched.${backup ? ` Backup: ${backup}` : ''}`);
-}
-
-function npxNote(install: Extract<BridgeInstall, { kind: 'npx' }>): string {
-  return `The entry starts the bridge through npx, pinned to ${install.version}: npm adds about half a second to every start, and npm exec does not pass on SIGINT at once. \`npm install -g roundtable-bridge@${install.version}\` and running setup again writes the installed bin instead.`;
-}
-
-function tokenHint(config: BridgeConfig, places: Places): string {
-  return ` No token was written: if this agent has none stored yet, run \`${loginCommand(config, places.platform)}\`.`;
-}
-
-async function checkAndReport(c: { client: Client; launch: Launch; entry: JsonObject; install: BridgeInstall; scope: Scope; places: Places; config: BridgeConfig }): Promise<number> {
-  const env = serverEnvironment(c.client.env, c.places.env, entryEnvironment(c.entry), c.places.platform);
-  const result = await checkEntry({
-    launch: c.launch,
-    env,
-    cwd: c.scope === 'project' ? c.places.project : home(c.places),
-    timeoutMs: CHECK_TIMEOUT_MS[c.install.kind],
-  });
-  const how = `started the entry as ${c.client.label} will (with ${describeRule(c.client.env)})`;
-  if (result.ok) {
-    print(`Checked: ${how}, and the board answered whoami through it: ${result.name} (${result.role}), in ${Math.round(result.ms)} ms.`);
-    print(`Restart ${c.client.label} to load it.`);
-    return 0;
-  }
-  print(`Check failed: ${how}, but ${result.why}.`);
-  print(`The entry is written; ${c.client.label} will meet the same failure until it is fixed.${tokenHint(c.config, c.places)} Then run setup again to check.`);
-  return 1;
 }
