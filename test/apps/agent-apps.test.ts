@@ -181,6 +181,19 @@ describe('the real agent apps on one board', () => {
     await expectSubmittedBy('codex');
   });
 
+  it('Codex with the entry setup wrote before (no env_vars): the bridge gets no D-Bus address, and its error says so', async () => {
+    const home = join(work, 'home-codex-before');
+    mkdirSync(join(home, '.codex'), { recursive: true });
+    const entry = `[mcp_servers.roundtable]\ncommand = "${bridgeBin}"\nargs = ["--url", "${board.url}", "--profile", "${profileOf('codex')}"]\nrequired = true\n`;
+    writeFileSync(join(home, '.codex', 'config.toml'), `model = "stand-in"\nmodel_provider = "standin"\n\n[model_providers.standin]\nname = "stand-in"\nbase_url = "${model.baseFor('codex-before')}/v1"\nwire_api = "responses"\nenv_key = "STANDIN_KEY"\n\n${entry}`);
+    model.script('codex-before', (turn) => (called(turn, 'whoami').length ? { say: 'done' } : { call: 'whoami' }));
+    const result = await runApp({ app: 'codex', args: ['exec', '--skip-git-repo-check', '--json', 'Who am I?'], env: appEnv('codex', 24, { HOME: home, STANDIN_KEY: 'sk-stand-in' }), cwd: projectOf('codex') });
+    expect(result.code, result.stderr).toBe(0);
+    const answer = model.turnsOf('codex-before').flatMap((r) => r.conversation.calls).find((c) => c.name.endsWith('::whoami'));
+    expect(answer?.resultText).toContain('keychain_unavailable');
+    expect(answer?.resultText).toContain('DBUS_SESSION_BUS_ADDRESS is not set for this process');
+  });
+
   it('the Gemini CLI claims its task; its AfterAgent hook sends it back to submit', async () => {
     await prepare('gemini', 'gemini-cli', {
       hooks: true,
