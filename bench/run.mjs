@@ -29,6 +29,9 @@
 //   tool-list.mjs     tool_list             tools/list tokens per role on /mcp, now and before (shared/ built from git)
 //   mcp-revisions.mjs mcp_connect           connect() to the first tools/list on /mcp for a v2 SDK client (2026-07-28,
 //                                           else initialize) and a 2025 client, today and before the v2 SDK (from git)
+//   apps.mjs          agent_apps            the real agent apps (scripts/install-apps.sh): launch to the first board tool
+//                                           result per app; Claude Code's logged connect time for setup's entry, the
+//                                           HTTP transport and the npx form (BENCH_APP_RUNS, 10)
 //   postgres.mjs      pg_claims, pg_wake    durable claims/s with 1-3 daemons on PostgreSQL beside one on SQLite; the
 //                                           cross-daemon wake-up (need ROUNDTABLE_TEST_PG_URL or a local cluster)
 // Each section is one async function that starts its own servers on 127.0.0.1 over its own seeded database copy,
@@ -49,6 +52,8 @@ import {
   against,
   CONFIG,
   MIGRATIONS,
+  envInt,
+  inRounds,
   buildDaemonAt,
   ROOT,
   TARGETS,
@@ -66,6 +71,7 @@ import {
   WAITS_PER_AGENT,
   writeAgents,
 } from './harness.mjs';
+import { benchAgentApps } from './apps.mjs';
 import { benchHookStop } from './hooks.mjs';
 import { benchLeaseRenewal, benchLeaseSweep } from './leases.mjs';
 import { benchEventStreams, benchIdleWaiters, benchWakeup } from './live.mjs';
@@ -106,6 +112,7 @@ const SECTIONS = [
   { file: 'owner', name: 'owner_action', run: () => benchOwnerAction(liveHelpers(), { rounds: Number(process.env.BENCH_OWNER_ROUNDS ?? 200) }) },
   { file: 'mcp-revisions', name: 'mcp_connect', run: benchMcpConnect },
   { file: 'scale', name: 'scale', run: benchScale },
+  { file: 'apps', name: 'agent_apps', run: () => benchAgentApps({ ...liveHelpers(), inRounds }, { runs: envInt('BENCH_APP_RUNS', 10) }) },
   { file: 'postgres', name: 'pg_claims', run: () => benchPgClaims(liveHelpers(), { concurrency: 24, seed: 100_000, warmupMs: 1000, measureMs: 5000 }) },
   { file: 'postgres', name: 'pg_wake', run: () => benchPgWake(liveHelpers(), { rounds: 200 }) },
 ];

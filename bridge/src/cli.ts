@@ -26,8 +26,9 @@ Usage:
       codex SessionStart|UserPromptSubmit|Stop, gemini-cli SessionStart|BeforeAgent|AfterAgent (docs/CONNECT.md).
   roundtable-bridge wake --exec CMD --url URL [--profile NAME] [--for tasks,messages,reviews] [--debounce S] [--recheck S]
       Run CMD (a command line of yours, e.g. tmux send-keys) when new work or messages wait for the agent.
-  roundtable-bridge setup CLIENT --url URL [--profile NAME] [--scope user|project] [--print]
-      Add the bridge to an MCP client's config (setup --help lists the clients). Never writes a token.
+  roundtable-bridge setup CLIENT --url URL [--profile NAME] [--scope user|project] [--hooks] [--print] [--no-check]
+      Add the bridge (and with --hooks the client's hooks) to an MCP client's config, then ask whoami through it
+      as the client will run it (setup --help lists the clients). Never writes a token.
   roundtable-bridge guard --url URL [--profile NAME] [--scope NAME] [--strict]
       Git pre-commit check: refuse the commit if a staged file is held exclusively by another agent
       (check_paths). If the board cannot be reached it warns and lets the commit through; --strict refuses.
@@ -64,7 +65,7 @@ async function serve(config: BridgeConfig, toolsets: ReturnType<typeof parseTool
   let found: Promise<FoundToken> | undefined;
   // Looked up again after a 401 (a `login` may have stored a new token) and after a failure.
   const token = async (refresh: boolean) => {
-    if (refresh || !found) found = findToken(config.account);
+    if (refresh || !found) found = findToken(config);
     try {
       return await found;
     } catch (error) {
@@ -80,7 +81,7 @@ async function serve(config: BridgeConfig, toolsets: ReturnType<typeof parseTool
   log.debug('serving over stdio', { board: config.baseUrl });
   // Looked up once in the background after start, so tools/list is not held up by the keychain, and a bridge
   // with no token says so in its log at once instead of at the first tool call.
-  const first = findToken(config.account);
+  const first = findToken(config);
   found ??= first;
   first.catch((error: unknown) => {
     log.warn(noTokenLine(error, config));
@@ -125,7 +126,7 @@ async function status(config: BridgeConfig): Promise<number> {
   let ok = true;
   let found: FoundToken | undefined;
   try {
-    found = await findToken(config.account);
+    found = await findToken(config);
     print(`token:    from ${found.source}${found.source === 'keychain' ? ` (account "${config.account}")` : ''}`);
   } catch (error) {
     ok = false;
@@ -179,7 +180,7 @@ async function guard(config: BridgeConfig, options: { strict: boolean; install: 
     if (done.chained) print(`The pre-commit hook that was there is kept as ${done.chained} and runs first.`);
     return 0;
   }
-  const token = async () => findToken(config.account);
+  const token = async () => findToken(config);
   return runGuard({ client: clientFor(config, token), baseUrl: config.baseUrl, scope: options.scope, strict: options.strict, say: (line) => process.stderr.write(`${line}\n`) });
 }
 

@@ -13,7 +13,9 @@ export interface FoundToken {
   readonly file?: string;
 }
 
-export async function findToken(account: string, env: NodeJS.ProcessEnv = process.env, platform: Platform = currentPlatform()): Promise<FoundToken> {
+/** `place` is the board and keychain account (a BridgeConfig is one): the error for no token names its login command. */
+export async function findToken(place: TokenPlace, env: NodeJS.ProcessEnv = process.env, platform: Platform = currentPlatform()): Promise<FoundToken> {
+  const account = place.account;
   const fromEnv = env['ROUNDTABLE_TOKEN']?.trim();
   if (fromEnv) return { token: fromEnv, source: 'ROUNDTABLE_TOKEN' };
 
@@ -36,7 +38,7 @@ export async function findToken(account: string, env: NodeJS.ProcessEnv = proces
     if (token) return { token, source: 'ROUNDTABLE_TOKEN_FILE', file };
   }
   // No token anywhere: if the keychain itself failed, that is the more useful thing to say.
-  throw keychainError ?? new NoCredential(account);
+  throw keychainError ?? new NoCredential(account, loginCommand(place, platform));
 }
 
 /** Where the bridge looks for the token and how to put one there; never the token itself. */

@@ -33,11 +33,15 @@ export class BadConfig extends BridgeError {
 
 export class NoCredential extends BridgeError {
   readonly code = 'no_credential' as const;
-  constructor(readonly account: string) {
+  /** `login` is the command that stores a token for this board and profile (credentials.ts, loginCommand). */
+  constructor(
+    readonly account: string,
+    readonly login: string,
+  ) {
     super(`no token for ${account}: none in ROUNDTABLE_TOKEN, the keychain, or ROUNDTABLE_TOKEN_FILE`);
   }
   get fix() {
-    return 'Run `roundtable-bridge login --url <board URL>` to store this agent\'s token in the keychain';
+    return `Run \`${this.login}\` to store this agent's token in the keychain`;
   }
 }
 

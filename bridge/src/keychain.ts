@@ -38,6 +38,16 @@ function classifySecretServiceError(text: string): BridgeError {
   if (/no such secret collection|collection/i.test(text) && /not found|no such/i.test(text)) {
     return new KeychainLocked('the keychain has no default collection (it was never unlocked or created)');
   }
+  // libdbus with no DBUS_SESSION_BUS_ADDRESS (and no bus at XDG_RUNTIME_DIR/bus): there is no session bus to ask.
+  if (/autolaunch|DBUS_SESSION_BUS_ADDRESS/i.test(text)) {
+    return new KeychainUnavailable(
+      'no OS keychain can be reached: DBUS_SESSION_BUS_ADDRESS is not set for this process, so it has no D-Bus session bus on which to find the Secret Service',
+      'If `roundtable-bridge status` finds the token in your shell, the agent app starts the bridge with fewer variables: let DBUS_SESSION_BUS_ADDRESS and XDG_RUNTIME_DIR through (Codex: env_vars in the entry, which `roundtable-bridge setup codex` writes). On a headless machine set ROUNDTABLE_TOKEN, or ROUNDTABLE_TOKEN_FILE pointing to a mode-600 file',
+    );
+  }
+  if (/failed to connect to socket|connection refused|no such file or directory/i.test(text)) {
+    return new KeychainUnavailable('no OS keychain can be reached: nothing answers at the D-Bus session bus address DBUS_SESSION_BUS_ADDRESS names (the session may have ended)');
+  }
   return new KeychainUnavailable('no OS keychain can be reached (no Secret Service on this session bus)');
 }
 

@@ -13,6 +13,7 @@ import { ROOT, startBoard, token, type TestBoard } from '../helpers/board.js';
 import { body, BRIDGE_BIN, bridgeEnv, startBridge, type BridgeSession } from '../helpers/bridge.js';
 import { spawnTracked, stopProcess } from '../helpers/processes.js';
 import { eventually } from '../helpers/eventually.js';
+import { REQUIRE_KEYCHAIN, requireOrSkip, sharedKeyringProblem } from '../helpers/keychain.js';
 
 /**
  * How long the bridge may take to report a keychain failure, start-up included. The bridge gives the keychain 2.5 s;
@@ -20,7 +21,6 @@ import { eventually } from '../helpers/eventually.js';
  * without the deadline hangs for tens of seconds, so this still tells the two apart.
  */
 const KEYCHAIN_BUDGET_MS = 10_000;
-const REQUIRE_KEYCHAIN = process.env['ROUNDTABLE_REQUIRE_KEYCHAIN'] === '1';
 
 // ---------------------------------------------------------------------------------------------------------------
 // Every output of every bridge command run here, and every token used, for the final secrets check.
@@ -169,36 +169,6 @@ async function login(board: TestBoard, agent: string, options: { profile?: strin
   return loginAs(board, agent, { ...options, env: sharedEnv() });
 }
 
-/**
- * Whether the session's Secret Service works: stores, reads back and deletes an entry, in a child process bounded
- * in time. Returns why not, or undefined when it works.
- */
-async function sharedKeyringProblem(): Promise<string | undefined> {
-  if (!process.env['DBUS_SESSION_BUS_ADDRESS']) return 'no D-Bus session (DBUS_SESSION_BUS_ADDRESS is unset), so no Secret Service';
-  const probe = `
-    import { AsyncEntry } from '@napi-rs/keyring';
-    const entry = new AsyncEntry('roundtable', 'kc-probe-${runId}', { linux: { store: 'secret-service' } });
-    try {
-      await entry.setPassword('probe');
-      const back = await entry.getPassword();
-      await entry.deletePassword();
-      if (back !== 'probe') throw new Error('read back ' + JSON.stringify(back));
-      process.exit(0);
-    } catch (error) { console.error(error.message); process.exit(1); }`;
-  const child = spawnTracked(process.execPath, ['--input-type=module', '-e', probe], {
-    env: bridgeEnv(),
-    cwd: join(ROOT, 'bridge'),
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
-  const timer = setTimeout(() => void stopProcess(child, 'SIGKILL').catch(() => {}), 5_000);
-  const code = await new Promise<number | null>((resolve) => child.once('close', (c) => resolve(c)));
-  clearTimeout(timer);
-  if (code === 0) return undefined;
-  return `the Secret Service on this D-Bus session does not work (${stderr.trim() || 'no answer within 5 s'})`;
-}
-
 /** Whether the tools for a private keyring session are installed. */
 function privateSessionProblem(): string | undefined {
   try {
@@ -207,19 +177,6 @@ function privateSessionProblem(): string | undefined {
   } catch {
     return 'dbus-run-session, gnome-keyring-daemon or dbus-send is not installed';
   }
-}
-
-/**
- * Skips the tests of a describe block with the reason when a prerequisite is missing, or fails them when
- * ROUNDTABLE_REQUIRE_KEYCHAIN=1.
- */
-function requireOrSkip(problem: () => string | undefined): void {
-  beforeEach((context) => {
-    const why = problem();
-    if (why === undefined) return;
-    if (REQUIRE_KEYCHAIN) throw new Error(`ROUNDTABLE_REQUIRE_KEYCHAIN=1, but ${why}`);
-    context.skip(`skipped: ${why}`);
-  });
 }
 
 /** A gnome-keyring in a D-Bus session of its own, with its own HOME (so its own keyring files). */

@@ -11,6 +11,7 @@ import { body, BRIDGE_BIN, bridgeEnv, startBridge } from '../helpers/bridge.js';
 import { freePort } from '../helpers/net.js';
 import { spawnTracked, stopProcess } from '../helpers/processes.js';
 import { eventually } from '../helpers/eventually.js';
+import { requireOrSkip, sharedKeyringProblem } from '../helpers/keychain.js';
 
 let board: TestBoard;
 const outputs: string[] = [];
@@ -130,5 +131,27 @@ describe('roundtable-bridge status with the daemon down', () => {
     expect(run.stdout).toContain('--url or ROUNDTABLE_URL');
     expect(run.stdout).toMatch(/agent:\s+not checked: the board did not answer/);
     expect(run.stdout).not.toContain('roundtable-bridge status');
+  });
+});
+
+describe('no token anywhere, with a working keychain', () => {
+  let keyringProblem: string | undefined;
+  beforeAll(async () => {
+    keyringProblem = await sharedKeyringProblem();
+  });
+  requireOrSkip(() => keyringProblem);
+
+  it('a call answers no_credential with the login command for this board and profile, not a placeholder', async () => {
+    const profile = `never-logged-in-${process.pid}`;
+    const bridge = await startBridge({ args: ['--url', board.url, '--profile', profile], env: bridgeEnv() });
+    try {
+      const error = body(await bridge.client.callTool({ name: 'whoami', arguments: {} })).error;
+      expect(error.code).toBe('no_credential');
+      expect(error.message).toContain(`Run \`roundtable-bridge login --url ${board.url} --profile ${profile}\` to store this agent's token`);
+      expect(error.message).not.toContain('<board URL>');
+    } finally {
+      await bridge.close();
+      outputs.push(bridge.stderr());
+    }
   });
 });

@@ -53,11 +53,11 @@ describe('the packed bridge', () => {
     }
   });
 
-  it('npm pack --dry-run lists only the bins, the bundle, its third-party licenses, LICENSE and package.json', () => {
+  it('npm pack --dry-run lists only the bins, the bundle, its third-party licenses, LICENSE, the README and package.json', () => {
     const files = packList('bridge').map((f) => f.path).sort();
-    const allowed = [/^bin\/roundtable-(bridge|worker)\.js$/, /^bundle\/(cli|worker|chunk-[A-Z0-9]+)\.js$/, /^bundle\/THIRD-PARTY-LICENSES\.txt$/, /^LICENSE$/, /^package\.json$/];
+    const allowed = [/^bin\/roundtable-(bridge|worker)\.js$/, /^bundle\/(cli|worker|chunk-[A-Z0-9]+)\.js$/, /^bundle\/THIRD-PARTY-LICENSES\.txt$/, /^LICENSE$/, /^README\.md$/, /^package\.json$/];
     expect(files.filter((f) => !allowed.some((re) => re.test(f)))).toEqual([]);
-    for (const needed of ['bin/roundtable-bridge.js', 'bin/roundtable-worker.js', 'bundle/cli.js', 'bundle/worker.js', 'LICENSE', 'package.json']) {
+    for (const needed of ['bin/roundtable-bridge.js', 'bin/roundtable-worker.js', 'bundle/cli.js', 'bundle/worker.js', 'LICENSE', 'README.md', 'package.json']) {
       expect(files).toContain(needed);
     }
     expect(readFileSync(join(ROOT, 'bridge/LICENSE'), 'utf8')).toBe(readFileSync(join(ROOT, 'LICENSE'), 'utf8'));
@@ -102,5 +102,22 @@ describe('stdout is sacred', () => {
     expect(Object.keys(pkg.dependencies)).not.toContain('better-sqlite3');
     expect(Object.keys(pkg.dependencies)).not.toContain('keytar');
     expect(Object.keys(pkg.dependencies)).toEqual(['@napi-rs/keyring']);
+  });
+});
+
+describe('what the packages say about themselves', () => {
+  it('engines names the Node lines the tests run on: 20 here, 22 and 24 from test/apps (the odd lines are never LTS)', () => {
+    for (const pkg of ['package.json', 'bridge/package.json', 'daemon/package.json']) {
+      expect(JSON.parse(readFileSync(join(ROOT, pkg), 'utf8')).engines, pkg).toEqual({ node: '^20 || ^22 || >=24' });
+    }
+    const apps = JSON.parse(readFileSync(join(ROOT, 'test/apps/package.json'), 'utf8')).dependencies as Record<string, string>;
+    expect([apps['node22'], apps['node24']]).toEqual([expect.stringMatching(/^npm:node@22\./), expect.stringMatching(/^npm:node@24\./)]);
+  });
+
+  it("the bridge's README names every client setup knows and every command the bridge has", async () => {
+    const readme = readFileSync(join(ROOT, 'bridge/README.md'), 'utf8');
+    const { CLIENT_NAMES } = await import('../../bridge/src/setup/clients.js');
+    for (const client of CLIENT_NAMES) expect(readme).toContain(`\`${client}\``);
+    for (const command of ['login', 'logout', 'status', 'setup CLIENT', 'hook CLIENT EVENT', 'wake --exec CMD', 'guard --install', 'roundtable-worker']) expect(readme).toContain(command);
   });
 });

@@ -6,8 +6,8 @@
 // (test/fixtures/conformance-baseline.yml, passed as --expected-failures) names, and at least one SUCCESS.
 //
 // The suite's releases since 0.1.14 need Node 22 or newer (they import fs.globSync); this machine's Node is 20, so the
-// suite runs under the binary of the npm `node` package: ROUNDTABLE_CONFORMANCE_NODE, or .ci/node (installed there by
-// .ci/run: `npm install --prefix .ci/node node@24.21.0`). Without one the file is skipped, unless
+// suite runs under the binary of the npm `node` package: ROUNDTABLE_CONFORMANCE_NODE, or the Node 24 that
+// scripts/install-apps.sh installs beside the agent apps (pinned in test/apps/package.json). Without one the file is skipped, unless
 // ROUNDTABLE_REQUIRE_CONFORMANCE=1 (CI), which makes that a failure.
 //
 // What runs, and why the rest does not (NOT_RUN; a test checks that RUN and NOT_RUN cover `list --server` exactly,
@@ -30,6 +30,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { nodeDir } from '../helpers/apps.js';
 import { startAuthProxy, type AuthProxy } from '../helpers/auth-proxy.js';
 import { ROOT, startBoard, type TestBoard } from '../helpers/board.js';
 import { freePort } from '../helpers/net.js';
@@ -129,14 +130,14 @@ const EXCUSED = readFileSync(BASELINE, 'utf8')
 function suiteNode(): string | undefined {
   const configured = process.env['ROUNDTABLE_CONFORMANCE_NODE'];
   if (configured) return configured;
-  const installed = join(ROOT, '.ci/node/node_modules/node/bin/node');
+  const installed = join(nodeDir(24), 'node');
   return existsSync(installed) ? installed : undefined;
 }
 const NODE = suiteNode();
 if (!NODE && process.env['ROUNDTABLE_REQUIRE_CONFORMANCE'] === '1') {
-  throw new Error('ROUNDTABLE_REQUIRE_CONFORMANCE=1, but no Node 22+ binary for the conformance suite: npm install --prefix .ci/node node@24.21.0, or set ROUNDTABLE_CONFORMANCE_NODE');
+  throw new Error('ROUNDTABLE_REQUIRE_CONFORMANCE=1, but no Node 22+ binary for the conformance suite: run scripts/install-apps.sh, or set ROUNDTABLE_CONFORMANCE_NODE');
 }
-if (!NODE) console.warn('conformance suite skipped: it needs Node 22+ (npm install --prefix .ci/node node@24.21.0; CI sets ROUNDTABLE_REQUIRE_CONFORMANCE=1)');
+if (!NODE) console.warn('conformance suite skipped: it needs Node 22+ (scripts/install-apps.sh installs one; CI sets ROUNDTABLE_REQUIRE_CONFORMANCE=1)');
 
 const require = createRequire(import.meta.url);
 const SUITE_PACKAGE = require.resolve('@modelcontextprotocol/conformance/package.json');

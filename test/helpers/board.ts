@@ -39,6 +39,9 @@ export interface StartOptions {
   store?: StoreName | StoreKind;
   /** On PostgreSQL: share this database (several daemons on one board). */
   databaseUrl?: string | undefined;
+  /** Run another daemon (e.g. one installed from its tarball) with another Node; default: this repository's, this Node. */
+  bin?: string;
+  node?: string;
 }
 
 export interface TestBoard {
@@ -93,7 +96,7 @@ export async function startBoard(options: StartOptions = {}): Promise<TestBoard>
   const storeName = typeof options.store === 'object' ? options.store.name : options.store;
   const databaseUrl = options.databaseUrl ?? (storeName === 'postgres' ? await createTestDatabase() : undefined);
   const env = daemonEnv(dir, { ...(databaseUrl && { ROUNDTABLE_DATABASE_URL: databaseUrl }), ...options.env });
-  const child = spawnTracked(process.execPath, [DAEMON_BIN, 'run'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawnTracked(options.node ?? process.execPath, [options.bin ?? DAEMON_BIN, 'run'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));

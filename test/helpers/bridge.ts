@@ -37,10 +37,13 @@ export interface BridgeSession {
  */
 class ProbeInPlace extends StdioClientTransport {}
 
-/** Starts the bridge and connects the v2 SDK client: on 2026-07-28 unless `era: 'legacy'` asks for initialize. */
-export async function startBridge(options: { args: string[]; env: Record<string, string>; bin?: string; era?: McpEra }): Promise<BridgeSession> {
+/**
+ * Starts the bridge and connects the v2 SDK client: on 2026-07-28 unless `era: 'legacy'` asks for initialize.
+ * `node` runs the bridge (default: the Node running the tests), e.g. Node 22 or 24 from scripts/install-apps.sh.
+ */
+export async function startBridge(options: { args: string[]; env: Record<string, string>; bin?: string; era?: McpEra; node?: string }): Promise<BridgeSession> {
   const transport = new ProbeInPlace({
-    command: process.execPath,
+    command: options.node ?? process.execPath,
     args: [options.bin ?? BRIDGE_BIN, ...options.args],
     env: options.env,
     stderr: 'pipe',

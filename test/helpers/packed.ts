@@ -46,3 +46,22 @@ export function packAndInstall(workspace: string): Installed {
   }
   return { app, dir, tarball, pkg: JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) };
 }
+
+/** `npm pack -w NAME` into a fresh folder (its prepack builds the bundle); the tarball's path. */
+export function packWorkspace(workspace: string): string {
+  const work = mkdtempSync(join(tmpdir(), `roundtable-${workspace}-tgz-`));
+  const out = execFileSync('npm', ['pack', '--json', '--loglevel=error', '--pack-destination', work, '-w', workspace], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 180_000 });
+  return join(work, (JSON.parse(out) as Array<{ filename: string }>)[0]!.filename);
+}
+
+/**
+ * Installs a tarball as a user would: `npm install -g --prefix PREFIX` (bins in PREFIX/bin) or into a project folder
+ * (bins in node_modules/.bin). Its dependencies come from npm's cache when there (the repository's `npm ci` put
+ * them there), else from the registry. Returns the folder of the installed bins.
+ */
+export function npmInstall(tarball: string, options: { global: boolean; into: string; npm?: string; env?: NodeJS.ProcessEnv }): string {
+  mkdirSync(options.into, { recursive: true });
+  const args = ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error', ...(options.global ? ['-g', '--prefix', options.into] : ['--prefix', options.into]), tarball];
+  execFileSync(options.npm ?? 'npm', args, { cwd: options.into, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 300_000, env: options.env ?? process.env });
+  return options.global ? join(options.into, 'bin') : join(options.into, 'node_modules', '.bin');
+}

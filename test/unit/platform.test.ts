@@ -10,7 +10,7 @@ import { KeychainLocked, KeychainTimeout, KeychainUnavailable, TokenFileInsecure
 import { guardHookScript } from '../../bridge/src/guard.js';
 import { classifyKeychainError, keychainTimeout } from '../../bridge/src/keychain.js';
 import { modeTooOpen, shellArg, stateDir, stateHome, stopSignals } from '../../bridge/src/platform.js';
-import { bridgeLaunch } from '../../bridge/src/setup/clients.js';
+import { bridgeLaunch, findInstall } from '../../bridge/src/setup/launch.js';
 import { loadWorkerConfig } from '../../bridge/src/worker/config.js';
 import { commandEnv } from '../../bridge/src/wake/exec.js';
 
@@ -37,10 +37,10 @@ describe('secret file modes', () => {
     const file = openFile('token', 'rt_secret_token\n');
     // The keychain has no entry for this account (or no keychain answers): either way the file is read next.
     const env = { ROUNDTABLE_TOKEN_FILE: file };
-    const account = `rt-platform-test-${process.pid}`;
-    await expect(findToken(account, env, 'linux')).rejects.toBeInstanceOf(TokenFileInsecure);
-    await expect(findToken(account, env, 'darwin')).rejects.toBeInstanceOf(TokenFileInsecure);
-    await expect(findToken(account, env, 'win32')).resolves.toMatchObject({ token: 'rt_secret_token', source: 'ROUNDTABLE_TOKEN_FILE' });
+    const place = { baseUrl: 'http://127.0.0.1:1', account: `rt-platform-test-${process.pid}` };
+    await expect(findToken(place, env, 'linux')).rejects.toBeInstanceOf(TokenFileInsecure);
+    await expect(findToken(place, env, 'darwin')).rejects.toBeInstanceOf(TokenFileInsecure);
+    await expect(findToken(place, env, 'win32')).resolves.toMatchObject({ token: 'rt_secret_token', source: 'ROUNDTABLE_TOKEN_FILE' });
   });
 
   it('WORKER_API_KEY_FILE: a 666 file is refused on POSIX with chmod as the fix, and read on Windows', () => {
@@ -65,6 +65,17 @@ describe('keychain failures, classified for the system they happen on', () => {
     expect(locked).toBeInstanceOf(KeychainLocked);
     expect(locked.fix).toMatch(/gnome-keyring/);
     expect(classifyKeychainError(new Error('Did not receive a reply'), 'linux')).toBeInstanceOf(KeychainTimeout);
+  });
+
+  it('Linux: no session bus at all is said so (not "no Secret Service on this session bus"), with the agent app as the likely cause', () => {
+    // What libdbus says (through @napi-rs/keyring) when DBUS_SESSION_BUS_ADDRESS is unset, as Codex leaves it.
+    const none = classifyKeychainError(new Error('Platform failure: DBus error: Using X11 for dbus-daemon autolaunch was disabled at compile time, set your DBUS_SESSION_BUS_ADDRESS instead'), 'linux');
+    expect(none).toBeInstanceOf(KeychainUnavailable);
+    expect(none.message).toContain('DBUS_SESSION_BUS_ADDRESS is not set for this process');
+    expect(none.message).not.toContain('on this session bus');
+    expect(none.fix).toContain('env_vars');
+    const gone = classifyKeychainError(new Error('Platform failure: DBus error: Failed to connect to socket /run/user/1/bus: No such file or directory'), 'linux');
+    expect(gone.message).toContain('nothing answers at the D-Bus session bus address');
   });
 
   it('macOS: a locked login keychain is reported as that, with Keychain Access as the fix, never as a Secret Service', () => {
@@ -149,11 +160,44 @@ describe('commands printed for a person to run', () => {
     expect(windows).not.toContain('\\');
   });
 
-  it('setup launches npx directly on POSIX and through cmd /c on Windows, where npx is a batch file', () => {
+  it('setup pins npx to its own version, directly on POSIX and through cmd /c on Windows, where npx is a batch file', () => {
     const args = ['--url', 'https://b.example'];
-    expect(bridgeLaunch(args, 'linux')).toEqual({ command: 'npx', args: ['-y', 'roundtable-bridge', '--url', 'https://b.example'] });
-    expect(bridgeLaunch(args, 'darwin')).toEqual({ command: 'npx', args: ['-y', 'roundtable-bridge', '--url', 'https://b.example'] });
-    expect(bridgeLaunch(args, 'win32')).toEqual({ command: 'cmd', args: ['/c', 'npx', '-y', 'roundtable-bridge', '--url', 'https://b.example'] });
+    const npx = { kind: 'npx', version: '1.2.3' } as const;
+    expect(bridgeLaunch(args, npx, 'linux')).toEqual({ command: 'npx', args: ['-y', 'roundtable-bridge@1.2.3', '--url', 'https://b.example'] });
+    expect(bridgeLaunch(args, npx, 'darwin')).toEqual({ command: 'npx', args: ['-y', 'roundtable-bridge@1.2.3', '--url', 'https://b.example'] });
+    expect(bridgeLaunch(args, npx, 'win32')).toEqual({ command: 'cmd', args: ['/c', 'npx', '-y', 'roundtable-bridge@1.2.3', '--url', 'https://b.example'] });
+  });
+
+  it('setup names an installed bridge: the bin on POSIX, node and the script on Windows (a .cmd shim needs a shell)', () => {
+    const args = ['--url', 'https://b.example'];
+    const installed = { kind: 'installed', bin: '/usr/local/bin/roundtable-bridge', script: '/usr/local/lib/node_modules/roundtable-bridge/bin/roundtable-bridge.js' } as const;
+    expect(bridgeLaunch(args, installed, 'linux')).toEqual({ command: '/usr/local/bin/roundtable-bridge', args });
+    const win = { kind: 'installed', bin: 'C:\\npm\\roundtable-bridge.cmd', script: 'C:\\npm\\node_modules\\roundtable-bridge\\bin\\roundtable-bridge.js' } as const;
+    expect(bridgeLaunch(args, win, 'win32', 'C:\\Program Files\\nodejs\\node.exe')).toEqual({ command: 'C:\\Program Files\\nodejs\\node.exe', args: [win.script, ...args] });
+  });
+
+  it('setup finds a global install on each system, a project install, and takes npx\'s cache and a checkout for no install', () => {
+    const files = new Map<string, string>();
+    const fs = { exists: (p: string) => files.has(p), realpath: (p: string) => files.get(p) ?? (() => { throw new Error('ENOENT'); })() };
+    const script = '/usr/lib/node_modules/roundtable-bridge/bin/roundtable-bridge.js';
+    files.set(script, script).set('/usr/bin/roundtable-bridge', script);
+    const global = { argv1: '/usr/bin/roundtable-bridge', packageDir: '/usr/lib/node_modules/roundtable-bridge', version: '1.2.3', platform: 'linux' as const, ...fs };
+    expect(findInstall(global)).toEqual({ kind: 'installed', bin: '/usr/bin/roundtable-bridge', script });
+    // Started as `node .../bin/roundtable-bridge.js`: the bin beside the prefix is still found.
+    expect(findInstall({ ...global, argv1: script })).toEqual({ kind: 'installed', bin: '/usr/bin/roundtable-bridge', script });
+    const project = '/p/node_modules/roundtable-bridge/bin/roundtable-bridge.js';
+    files.set(project, project).set('/p/node_modules/.bin/roundtable-bridge', project);
+    expect(findInstall({ ...global, argv1: project, packageDir: '/p/node_modules/roundtable-bridge' })).toEqual({ kind: 'installed', bin: '/p/node_modules/.bin/roundtable-bridge', script: project });
+    const cache = '/root/.npm/_npx/ab12/node_modules/roundtable-bridge';
+    files.set(`${cache}/bin/roundtable-bridge.js`, `${cache}/bin/roundtable-bridge.js`).set('/root/.npm/_npx/ab12/node_modules/.bin/roundtable-bridge', `${cache}/bin/roundtable-bridge.js`);
+    expect(findInstall({ ...global, argv1: '/root/.npm/_npx/ab12/node_modules/.bin/roundtable-bridge', packageDir: cache })).toEqual({ kind: 'npx', version: '1.2.3' });
+    expect(findInstall({ ...global, argv1: '/src/roundtable/bridge/bin/roundtable-bridge.js', packageDir: '/src/roundtable/bridge' })).toEqual({ kind: 'npx', version: '1.2.3' });
+    // A bin link that points at another copy is not this install.
+    files.set('/usr/bin/roundtable-bridge', '/elsewhere/roundtable-bridge.js');
+    expect(findInstall({ ...global, argv1: script })).toEqual({ kind: 'npx', version: '1.2.3' });
+    const winDir = 'C:\\Users\\a\\AppData\\Roaming\\npm\\node_modules\\roundtable-bridge';
+    files.set(`${winDir}\\bin\\roundtable-bridge.js`, `${winDir}\\bin\\roundtable-bridge.js`).set('C:\\Users\\a\\AppData\\Roaming\\npm\\roundtable-bridge.cmd', '');
+    expect(findInstall({ ...global, argv1: undefined, packageDir: winDir, platform: 'win32' })).toMatchObject({ kind: 'installed', bin: 'C:\\Users\\a\\AppData\\Roaming\\npm\\roundtable-bridge.cmd' });
   });
 });
 

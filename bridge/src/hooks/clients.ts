@@ -2,7 +2,7 @@
 // Sources (each confirmed from the client's own documentation; stdin examples kept in test/fixtures/hooks/):
 //   Claude Code  https://code.claude.com/docs/en/hooks  (SessionStart, UserPromptSubmit, Stop)
 //   Codex        https://developers.openai.com/codex/hooks and codex-rs/hooks/schema/generated/*.schema.json
-//                (the same event names and output fields as Claude Code; hooks.json, behind [features] codex_hooks)
+//                (the same event names and output fields as Claude Code; hooks.json, [features] hooks, on by default)
 //   Gemini CLI   https://geminicli.com/docs/hooks/reference  (SessionStart, BeforeAgent, AfterAgent)
 
 /** What a hook does for an event: add context at start, a digest before a prompt, or the stop check. */
@@ -18,6 +18,14 @@ export type HookClient = keyof typeof HOOK_CLIENTS;
 
 export function isHookClient(name: string): name is HookClient {
   return Object.hasOwn(HOOK_CLIENTS, name);
+}
+
+/** Other spellings of a client's name, taken as that client (setup accepts the same). */
+const HOOK_ALIASES: Record<string, HookClient> = { gemini: 'gemini-cli' };
+
+/** The client a name means, its own or another spelling; undefined for none. */
+export function hookClientNamed(name: string): HookClient | undefined {
+  return isHookClient(name) ? name : Object.hasOwn(HOOK_ALIASES, name) ? HOOK_ALIASES[name] : undefined;
 }
 
 export function hookKind(client: HookClient, event: string): HookKind | undefined {

@@ -5,7 +5,7 @@ import { BadConfig } from '../errors.js';
 import { print } from '../terminal.js';
 import { tokenLookup } from '../token-lookup.js';
 import { VERSION } from '../version.js';
-import { HOOK_CLIENTS, hookKind, isHookClient } from './clients.js';
+import { HOOK_CLIENTS, hookClientNamed, hookKind, type HookClient } from './clients.js';
 import { readHookStdin } from './input.js';
 import { DEFAULT_MAX_STOP_BLOCKS, runHook } from './run.js';
 
@@ -21,27 +21,27 @@ export interface HookCommandInput {
 }
 
 /** Checks the command line; a wrong one is an error (exit 1) the user sees, not a silent hook. */
-export function checkHookArguments(input: Pick<HookCommandInput, 'client' | 'event' | 'maxBlocks'>): { maxStopBlocks: number } {
+export function checkHookArguments(input: Pick<HookCommandInput, 'client' | 'event' | 'maxBlocks'>): { client: HookClient; maxStopBlocks: number } {
   const clients = Object.keys(HOOK_CLIENTS).join(', ');
   if (!input.client) throw new BadConfig(`hook: name the client and the event, e.g. \`roundtable-bridge hook claude-code Stop\` (clients: ${clients})`);
-  if (!isHookClient(input.client)) throw new BadConfig(`hook: unknown client "${input.client}"; use one of ${clients}`);
-  const events = Object.keys(HOOK_CLIENTS[input.client]).join(', ');
-  if (!input.event || !hookKind(input.client, input.event)) {
-    throw new BadConfig(`hook ${input.client}: ${input.event ? `unknown event "${input.event}"` : 'no event given'}; use one of ${events}`);
+  const client = hookClientNamed(input.client);
+  if (!client) throw new BadConfig(`hook: unknown client "${input.client}"; use one of ${clients}`);
+  const events = Object.keys(HOOK_CLIENTS[client]).join(', ');
+  if (!input.event || !hookKind(client, input.event)) {
+    throw new BadConfig(`hook ${client}: ${input.event ? `unknown event "${input.event}"` : 'no event given'}; use one of ${events}`);
   }
   const maxStopBlocks = input.maxBlocks === undefined ? DEFAULT_MAX_STOP_BLOCKS : Number(input.maxBlocks);
   if (!Number.isInteger(maxStopBlocks) || maxStopBlocks < 0 || maxStopBlocks > 100) {
     throw new BadConfig(`--max-blocks: "${input.maxBlocks}" is not a whole number from 0 to 100 (stop blocks in a row; 0 never blocks)`);
   }
-  return { maxStopBlocks };
+  return { client, maxStopBlocks };
 }
 
 export async function hookCommand(input: HookCommandInput): Promise<number> {
-  const { maxStopBlocks } = checkHookArguments(input);
-  const client = input.client as keyof typeof HOOK_CLIENTS;
+  const { client, maxStopBlocks } = checkHookArguments(input);
   const board = new BoardClient({
     config: input.config,
-    token: tokenLookup(input.config.account),
+    token: tokenLookup(input.config),
     userAgent: `roundtable-bridge/${VERSION} hook`,
     reconnectDelaysMs: HOOK_RECONNECT_DELAYS_MS,
   });

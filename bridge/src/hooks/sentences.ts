@@ -46,7 +46,9 @@ function nextStep(facts: BoardFacts): string {
 export function sessionStartContext(facts: BoardFacts, boardUrl: string, now: number): string {
   const who = facts.agent ? `you are ${facts.agent.name} (${facts.agent.role})` : 'you are connected';
   const held = facts.held.length ? `You hold ${holdings(facts.held, now)}.` : 'You hold no claimed task.';
-  return [`Roundtable board at ${boardUrl}: ${who}.`, held, `There are ${counts(facts)}.`, nextStep(facts), DATA_WARNING].join(' ');
+  // "There is 1 task ..., 0 submissions ...": the verb agrees with the first count, as it is read.
+  const there = facts.claimable === 1 ? 'There is' : 'There are';
+  return [`Roundtable board at ${boardUrl}: ${who}.`, held, `${there} ${counts(facts)}.`, nextStep(facts), DATA_WARNING].join(' ');
 }
 
 /** Stop: why the agent should not stop yet, or undefined to let it stop. */

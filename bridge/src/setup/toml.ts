@@ -21,6 +21,10 @@ export interface TomlKey {
   /** The header of the table it is in, or undefined at the root. */
   readonly table: TomlHeader | undefined;
   readonly value: TomlValue;
+  /** Offset of the start of the key's line. */
+  readonly start: number;
+  /** Offset just past the end of its value's last line (its newline included). */
+  readonly end: number;
 }
 
 export interface TomlDocument {
@@ -325,7 +329,7 @@ export function scanToml(text: string): TomlDocument {
       if (keysSeen.has(id) || tablesSeen.has(id)) s.fail(`the key ${dotted.join('.')} is defined twice`);
       keysSeen.add(id);
     }
-    keys.push({ path, table, value });
+    keys.push({ path, table, value, start: lineStart, end: s.pos });
     if (table) table.end = s.pos;
   }
   return { headers, keys };

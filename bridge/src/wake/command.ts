@@ -47,7 +47,7 @@ export function checkWakeArguments(input: Omit<WakeCommandInput, 'config'>): { c
 
 export async function wakeCommand(input: WakeCommandInput): Promise<number> {
   const { command, watch, debounceMs, recheckMs } = checkWakeArguments(input);
-  const client = new BoardClient({ config: input.config, token: tokenLookup(input.config.account), userAgent: `roundtable-bridge/${VERSION} wake`, watcher: true });
+  const client = new BoardClient({ config: input.config, token: tokenLookup(input.config), userAgent: `roundtable-bridge/${VERSION} wake`, watcher: true });
   const waker = new Waker({ client, command, watch, debounceMs, recheckMs });
   const onSignal = (signal: string) => {
     log.info(`${signal}: stopping`);

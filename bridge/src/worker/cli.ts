@@ -47,7 +47,7 @@ async function main(): Promise<number> {
   const config = loadWorkerConfig();
   let found: Promise<FoundToken> | undefined;
   const token = async (refresh: boolean) => {
-    if (refresh || !found) found = findToken(config.board.account);
+    if (refresh || !found) found = findToken(config.board);
     // With its source, a refused token is reported with the fix for where it came from.
     return await found;
   };
