@@ -6,7 +6,7 @@
 // Needs scripts/install-apps.sh (skipped without it, unless ROUNDTABLE_REQUIRE_APPS=1) and the session's Secret Service.
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SERVER_INSTRUCTIONS } from 'roundtable-shared';
@@ -213,6 +213,24 @@ describe('the real agent apps on one board', () => {
     expect(result.code, result.stderr.slice(-3000)).toBe(0);
     expect(textsOf('gemini')).toMatch(/You still hold task #\d+ \(claim_id \d+, lease about \d+ min left\) on the Roundtable board/);
     await expectSubmittedBy('gemini');
+  });
+
+  it("the Gemini CLI shows its model the bridge's error as we wrote it, for a tool that declares an output schema", async () => {
+    // The Gemini CLI copies an error result's JSON text into structuredContent and checks it against the tool's
+    // output schema: a schema that did not admit the error body turned our message into a schema mismatch. The entry
+    // setup wrote, with a profile that holds no token: whoami answers no_credential.
+    const home = join(work, 'home-gemini-nocred');
+    cpSync(homeOf('gemini'), home, { recursive: true });
+    const settings = join(home, '.gemini', 'settings.json');
+    writeFileSync(settings, readFileSync(settings, 'utf8').replaceAll(profileOf('gemini'), `nobody-${run}`));
+    model.script('gemini-error', (turn) => (called(turn, 'whoami').length ? { say: 'done' } : { call: 'whoami' }));
+    const env = appEnv('gemini', 24, { HOME: home, GOOGLE_GEMINI_BASE_URL: model.baseFor('gemini-error'), GEMINI_API_KEY: 'stand-in' });
+    const result = await runApp({ app: 'gemini', args: ['-p', 'Who am I on the Roundtable board?', '--output-format', 'json', '--approval-mode', 'yolo'], env, cwd: projectOf('gemini') });
+    expect(result.code, result.stderr.slice(-3000)).toBe(0);
+    const answer = model.turnsOf('gemini-error').flatMap((r) => r.conversation.calls).find((c) => c.name.endsWith('whoami'));
+    expect(answer?.resultText).toContain('no_credential');
+    expect(answer?.resultText).toContain('roundtable-bridge login');
+    expect(answer?.resultText).not.toMatch(/does not match|output schema/i);
   });
 
   it('opencode claims and submits its task, and posts to the leader', async () => {

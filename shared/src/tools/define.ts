@@ -81,13 +81,27 @@ function jsonSchema(schema: z.ZodObject, io: 'input' | 'output'): { type: 'objec
   return { ...rest, type: 'object' as const };
 }
 
+/**
+ * A declared output schema also admits the error body: some clients (the Gemini CLI) put an error result's JSON text
+ * into structuredContent and check it against the output schema, which turned our error into a schema mismatch.
+ */
+const ERROR_BODY_SCHEMA = {
+  type: 'object',
+  properties: { error: { type: 'object', properties: { code: { type: 'string' }, message: { type: 'string' } }, required: ['code', 'message'] } },
+  required: ['error'],
+} as const;
+
+function admittingErrors(schema: { type: 'object'; [key: string]: unknown }): { type: 'object'; [key: string]: unknown } {
+  return { type: 'object', anyOf: [schema, ERROR_BODY_SCHEMA] };
+}
+
 export function listedTool(tool: ToolDefinition): ListedTool {
   return {
     name: tool.name,
     title: tool.title,
     description: tool.description,
     inputSchema: jsonSchema(tool.input, 'input'),
-    ...(tool.listsOutput && { outputSchema: jsonSchema(tool.output, 'output') }),
+    ...(tool.listsOutput && { outputSchema: admittingErrors(jsonSchema(tool.output, 'output')) }),
     // A read-only tool needs no destructive or idempotent hint: MCP reads those only when readOnlyHint is false.
     annotations: tool.mutates ? { destructiveHint: false, openWorldHint: false } : { readOnlyHint: true, openWorldHint: false },
   };
