@@ -36,7 +36,11 @@ export function pathPatternProblem(pattern: string): string | undefined {
   if (base !== undefined) return base;
   if (pattern.includes('?')) return 'holds "?", which patterns do not take; match any name with * (src/*.ts) or reserve the folder (src/**)';
   const segments = pattern.split('/');
-  const wildcards = segments.reduce((n, s) => n + (s === GLOBSTAR ? 1 : [...s].filter((c) => c === '*').length), 0);
+  let wildcards = 0;
+  for (const s of segments) {
+    if (s === GLOBSTAR) wildcards++;
+    else for (let at = s.indexOf('*'); at !== -1; at = s.indexOf('*', at + 1)) wildcards++;
+  }
   if (wildcards > LIMITS.patternWildcards) {
     return `holds ${wildcards} wildcards; the limit is ${LIMITS.patternWildcards} a pattern (a leading **, one * in the last name, a trailing **)`;
   }

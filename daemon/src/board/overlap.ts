@@ -37,17 +37,25 @@ export function namePatternOf(name: string): NamePattern {
 }
 
 /**
- * The shape of a pattern. One the grammar refuses (reserved before it, or a stored row from an older version) is
- * taken as the folders it starts with and everything under them, a superset of what it names: the board then errs
- * towards a conflict, as docs/SPEC.md allows, and never compares the old, slow way.
+ * The shape of a pattern, and whether the grammar refuses it. One it refuses (reserved before it, a row from an older
+ * version) is taken as the folders it starts with and everything under them, a superset of what it names: the board
+ * then errs towards a conflict, as docs/SPEC.md allows, and never compares the old, slow way.
  */
-export function shapeOf(pattern: string): PathShape {
+export function parsePattern(pattern: string): { readonly shape: PathShape; readonly legacy: boolean } {
   const segments = foldPath(pattern).split('/');
   if (pathPatternProblem(pattern) !== undefined) {
     const wild = segments.findIndex((s) => s.includes('*') || s.includes('?'));
     const folders = wild === -1 ? segments : segments.slice(0, wild);
-    return folders.length === 0 ? { anchored: false, name: undefined } : { anchored: true, folders, name: undefined };
+    return { shape: folders.length === 0 ? { anchored: false, name: undefined } : { anchored: true, folders, name: undefined }, legacy: true };
   }
+  return { shape: shapeOfSegments(segments), legacy: false };
+}
+
+export function shapeOf(pattern: string): PathShape {
+  return parsePattern(pattern).shape;
+}
+
+function shapeOfSegments(segments: string[]): PathShape {
   const leads = segments[0] === GLOBSTAR;
   const core = segments.slice(leads ? 1 : 0, segments.length > 1 && segments.at(-1) === GLOBSTAR ? -1 : undefined);
   if (leads) return { anchored: false, name: core[0] === undefined ? undefined : namePatternOf(core[0]) };

@@ -18,14 +18,14 @@ class NameSet<T> {
   readonly starts = new PrefixTree<T>();
   readonly ends = new PrefixTree<T>();
   readonly literals = new Map<string, Set<T>>();
+  private count = 0;
 
   get size(): number {
-    let literal = 0;
-    for (const set of this.literals.values()) literal += set.size;
-    return this.any.size + this.starts.size + this.ends.size + literal;
+    return this.count;
   }
 
   add(name: NamePattern, item: T): void {
+    this.count++;
     if (name.kind === 'any') this.any.add(item);
     else if (name.kind === 'prefix') this.starts.add(name.text, item);
     else if (name.kind === 'suffix') this.ends.add(reversed(name.text), item);
@@ -37,6 +37,7 @@ class NameSet<T> {
   }
 
   delete(name: NamePattern, item: T): void {
+    this.count--;
     if (name.kind === 'any') this.any.delete(item);
     else if (name.kind === 'prefix') this.starts.delete(name.text, item);
     else if (name.kind === 'suffix') this.ends.delete(reversed(name.text), item);
@@ -49,14 +50,17 @@ class NameSet<T> {
 
   /** The items whose name pattern matches `name`. */
   matching(name: string, visit: Visit<T>): boolean {
+    if (this.count === 0) return true;
     for (const item of this.any) if (visit(item) === false) return false;
     const literal = this.literals.get(name);
     if (literal) for (const item of literal) if (visit(item) === false) return false;
-    return this.starts.prefixesOf(name, visit) && this.ends.prefixesOf(reversed(name), visit);
+    if (this.starts.size > 0 && !this.starts.prefixesOf(name, visit)) return false;
+    return this.ends.size === 0 || this.ends.prefixesOf(reversed(name), visit);
   }
 
   /** The items whose name pattern meets `pattern` (some name matches both); `pattern` is a wildcard here. */
   meeting(pattern: NamePattern, visit: Visit<T>): boolean {
+    if (this.count === 0) return true;
     if (pattern.kind === 'literal') return this.matching(pattern.text, visit);
     for (const item of this.any) if (visit(item) === false) return false;
     for (const [text, set] of this.literals) if (nameMatches(pattern, text)) for (const item of set) if (visit(item) === false) return false;
@@ -74,9 +78,9 @@ class NameSet<T> {
 /** One folder of anchored patterns: those naming it, those naming a wildcard name in it, and its subfolders. */
 class Folder<T extends Indexed> {
   readonly children = new Map<string, Folder<T>>();
-  /** The children by name, and by reversed name, for a wildcard name asked at this folder. */
-  readonly childStarts = new PrefixTree<Folder<T>>();
-  readonly childEnds = new PrefixTree<Folder<T>>();
+  /** The children by name, and by reversed name, for a wildcard name asked at this folder: built when first asked. */
+  private byStart: PrefixTree<Folder<T>> | undefined;
+  private byEnd: PrefixTree<Folder<T>> | undefined;
   readonly here = new Set<T>();
   readonly names = new NameSet<T>();
   /** Items in this folder and below, in all and by agent (a subtree of one agent only is skipped for that agent). */
@@ -90,16 +94,32 @@ class Folder<T extends Indexed> {
     if (!child) {
       child = new Folder<T>(name);
       this.children.set(name, child);
-      this.childStarts.add(name, child);
-      this.childEnds.add(reversed(name), child);
+      this.byStart?.add(name, child);
+      this.byEnd?.add(reversed(name), child);
     }
     return child;
   }
 
   dropChild(child: Folder<T>): void {
     this.children.delete(child.name);
-    this.childStarts.delete(child.name, child);
-    this.childEnds.delete(reversed(child.name), child);
+    this.byStart?.delete(child.name, child);
+    this.byEnd?.delete(reversed(child.name), child);
+  }
+
+  private get childStarts(): PrefixTree<Folder<T>> {
+    if (!this.byStart) {
+      this.byStart = new PrefixTree();
+      for (const [name, child] of this.children) this.byStart.add(name, child);
+    }
+    return this.byStart;
+  }
+
+  private get childEnds(): PrefixTree<Folder<T>> {
+    if (!this.byEnd) {
+      this.byEnd = new PrefixTree();
+      for (const [name, child] of this.children) this.byEnd.add(reversed(name), child);
+    }
+    return this.byEnd;
   }
 
   /** The children whose name `pattern` matches. */
@@ -110,7 +130,8 @@ class Folder<T extends Indexed> {
         return child === undefined || visit(child) !== false;
       }
       case 'any':
-        return this.childStarts.startingWith('', visit);
+        for (const child of this.children.values()) if (visit(child) === false) return false;
+        return true;
       case 'prefix':
         return this.childStarts.startingWith(pattern.text, visit);
       case 'suffix':
@@ -183,7 +204,7 @@ export class PathIndex<T extends Indexed> {
   holding(names: readonly string[], walk: Walk<T>): boolean {
     const { visit } = walk;
     for (const item of this.everywhere) if (visit(item) === false) return false;
-    for (const name of names) if (!this.anywhere.matching(name, visit)) return false;
+    if (this.anywhere.size > 0) for (const name of names) if (!this.anywhere.matching(name, visit)) return false;
     let folder: Folder<T> | undefined = this.root;
     for (let depth = 0; folder; depth++) {
       if (walk.skip !== undefined && folder.agents.size === 1 && folder.agents.has(walk.skip)) return true;

@@ -1,13 +1,15 @@
 // One scope's live reservations in memory, indexed by path (all of them, and the exclusive ones apart) and by id,
 // brought up to date from the store's change log before each use: several daemons on one database see one board.
-import { LIMITS, pathPatternProblem, type Reservation } from 'roundtable-shared';
+import { LIMITS, type Reservation } from 'roundtable-shared';
 import type { BoardStore, ReservationChanges } from '../store/store.js';
-import { shapeOf, type PathShape } from './overlap.js';
+import { parsePattern, type PathShape } from './overlap.js';
 import { PathIndex, type Indexed } from './path-index.js';
 
 export interface Entry extends Indexed {
   readonly reservation: Reservation;
   readonly exclusive: boolean;
+  /** Reserved before the grammar of issue 22: held by the folders it starts with (overlap.ts parsePattern). */
+  readonly legacy: boolean;
 }
 
 /** What check_paths shows of a holder. */
@@ -54,11 +56,12 @@ export class ScopeIndex implements ReservationView {
 
   private add(reservation: Reservation): void {
     this.remove(reservation.id);
-    const entry: Entry = { id: reservation.id, agent: reservation.agent, exclusive: reservation.exclusive, reservation, shape: shapeOf(reservation.pattern) };
+    const { shape, legacy } = parsePattern(reservation.pattern);
+    const entry: Entry = { id: reservation.id, agent: reservation.agent, exclusive: reservation.exclusive, reservation, shape, legacy };
     this.all.add(entry);
     if (entry.exclusive) this.exclusive.add(entry);
     this.ids.set(entry.id, entry);
-    if (pathPatternProblem(reservation.pattern) !== undefined) this.legacy++;
+    if (legacy) this.legacy++;
     const last = this.ordered.at(-1);
     if (last === undefined || last.id < entry.id) this.ordered.push(entry);
     else this.ordered.splice(this.firstAfter(entry.id), 0, entry);
@@ -70,7 +73,7 @@ export class ScopeIndex implements ReservationView {
     this.all.delete(entry);
     if (entry.exclusive) this.exclusive.delete(entry);
     this.ids.delete(id);
-    if (pathPatternProblem(entry.reservation.pattern) !== undefined) this.legacy--;
+    if (entry.legacy) this.legacy--;
     this.ordered.splice(this.firstAfter(id - 1), 1);
   }
 

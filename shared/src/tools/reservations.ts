@@ -98,7 +98,13 @@ export const checkPaths = defineTool({
     paths: z
       .array(checkedPath('path'), { error: 'paths must be a list of repository-relative file names' })
       .min(1, { error: 'paths: give at least one path' })
-      .max(LIMITS.checkPaths, { error: `paths has more than ${LIMITS.checkPaths} entries; the limit is ${LIMITS.checkPaths} a call. Split the list` }),
+      .max(LIMITS.checkPaths, { error: `paths has more than ${LIMITS.checkPaths} entries; the limit is ${LIMITS.checkPaths} a call. Split the list` })
+      .superRefine((paths, ctx) => {
+        const chars = paths.reduce((n, p) => n + p.length, 0);
+        if (chars > LIMITS.checkPathsChars) {
+          ctx.addIssue({ code: 'custom', message: `paths hold ${chars} characters in all; the limit is ${LIMITS.checkPathsChars} a call. Split the list` });
+        }
+      }),
     scope,
   }),
   output: z.object({
