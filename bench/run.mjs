@@ -22,6 +22,8 @@
 //   hooks.mjs         hook_stop
 //   plans.mjs         ready_set, unblock_wake
 //   reservations.mjs  reservations
+//   reservation-attack.mjs  reservation_attack   issue 22's path-pattern attack and 10,000 adversarial reservations,
+//                                           before (the glob walk, built from git) and after
 //   tool-list.mjs     tool_list             tools/list tokens per role on /mcp, now and before (shared/ built from git)
 //   postgres.mjs      pg_claims, pg_wake    durable claims/s with 1-3 daemons on PostgreSQL beside one on SQLite; the
 //                                           cross-daemon wake-up (need ROUNDTABLE_TEST_PG_URL or a local cluster)
@@ -41,6 +43,7 @@ import { benchClaimTask, benchGetTask, benchListTasks } from './daemon.mjs';
 import { benchCpuPerCall, benchDurableWrites, benchGetTask10, benchLoneWrite, benchMcpCost, benchWake1000 } from './durability.mjs';
 import {
   CONFIG,
+  envInt,
   MIGRATIONS,
   buildDaemonAt,
   ROOT,
@@ -61,6 +64,7 @@ import { benchHookStop } from './hooks.mjs';
 import { benchLeaseRenewal, benchLeaseSweep } from './leases.mjs';
 import { benchEventStreams, benchIdleWaiters, benchWakeup } from './live.mjs';
 import { benchReadySet, benchUnblockWake } from './plans.mjs';
+import { benchReservationAttack } from './reservation-attack.mjs';
 import { benchReservations } from './reservations.mjs';
 import { benchScale } from './scale.mjs';
 import { benchToolList } from './tool-list.mjs';
@@ -83,6 +87,11 @@ const SECTIONS = [
   { file: 'plans', name: 'ready_set', run: () => benchReadySet(liveHelpers(), { tasks: CONFIG.listTasks, edges: CONFIG.listTasks, iterations: CONFIG.listIterations, warmup: CONFIG.listWarmup }) },
   { file: 'plans', name: 'unblock_wake', run: () => benchUnblockWake(liveHelpers(), { rounds: 200 }) },
   { file: 'reservations', name: 'reservations', run: () => benchReservations(liveHelpers(), { holders: 200, perTask: 50, rounds: 500 }) },
+  {
+    file: 'reservation-attack',
+    name: 'reservation_attack',
+    run: () => benchReservationAttack(liveHelpers(), { adversaries: 20, perAgent: 500, samples: envInt('BENCH_ATTACK_SAMPLES', 300), probeMs: 10_000, budgetMs: 20_000 }),
+  },
   { file: 'durability', name: 'durable_writes', run: benchDurableWrites },
   { file: 'durability', name: 'get_task_10', run: benchGetTask10 },
   { file: 'durability', name: 'cpu_per_call', run: benchCpuPerCall },

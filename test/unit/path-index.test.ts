@@ -161,6 +161,16 @@ describe('over thousands of reservations a query hands back exactly what the rul
     expect(found.map((r) => r.id)).toEqual(live.filter((r) => patternsOverlap(r.pattern, q)).map((r) => r.id));
   });
 
+  it.each([
+    ['src/*.ts', 0],
+    ['src/*.ts', 6_000],
+    ['*.ts', 9_990],
+    [`src/${'d/'.repeat(20)}**`, 100],
+  ])('a page of those overlapping %s after id %i, gathered or walked in id order when they are many', (q, afterId) => {
+    const all = live.filter((r) => r.id > afterId && patternsOverlap(r.pattern, q)).map((r) => r.id);
+    for (const limit of [1, 100, 500]) expect(index.overlapping(shapeOf(q), afterId, limit).map((r) => r.id)).toEqual(all.slice(0, limit));
+  });
+
   // Exclusive reservations of two agents never overlap, so those that may hold one file are one agent's: here all.
   const oneHolder = indexOf(live.map((r) => ({ ...r, agent: 'a1' })));
   it.each([`src/${'d/'.repeat(20)}y/file.ts`, `src/${'d/'.repeat(20)}y7/file.ts`, 'a/b/c1x1.ts', 'z9', 'x3/readme.md'])('holding %s', (f) => {

@@ -99,9 +99,15 @@ export function headOf(shape: PathShape): NamePattern[] {
 // path the other matches. A plain path might be a folder, so src/a.ts and **/*.md overlap (src/a.ts/x.md): the rule
 // errs towards a conflict.
 export function shapesOverlap(a: PathShape, b: PathShape): boolean {
-  const ha = headOf(a);
-  const hb = headOf(b);
-  for (let i = 0; i < Math.min(ha.length, hb.length); i++) if (!namesMeet(ha[i]!, hb[i]!)) return false;
+  if (!a.anchored || !b.anchored) return true;
+  const length = Math.min(a.folders.length + (a.name ? 1 : 0), b.folders.length + (b.name ? 1 : 0));
+  // The heads name by name, without building them (a page may compare thousands).
+  for (let i = 0; i < length; i++) {
+    const x = i < a.folders.length ? a.folders[i]! : a.name!;
+    const y = i < b.folders.length ? b.folders[i]! : b.name!;
+    const meet = typeof x === 'string' ? (typeof y === 'string' ? x === y : nameMatches(y, x)) : typeof y === 'string' ? nameMatches(x, y) : namesMeet(x, y);
+    if (!meet) return false;
+  }
   return true;
 }
 

@@ -2,7 +2,7 @@
 // brought up to date from the store's change log before each use: several daemons on one database see one board.
 import { LIMITS, type Reservation } from 'roundtable-shared';
 import type { BoardStore, ReservationChanges } from '../store/store.js';
-import { parsePattern, type PathShape } from './overlap.js';
+import { parsePattern, shapesOverlap, type PathShape } from './overlap.js';
 import { PathIndex, type Indexed } from './path-index.js';
 
 export interface Entry extends Indexed {
@@ -95,12 +95,28 @@ export class ScopeIndex implements ReservationView {
     return this.ordered.slice(from, from + limit).map((e) => e.reservation);
   }
 
-  /** Reservations overlapping a shape, ids above afterId, oldest first. */
+  /**
+   * Reservations overlapping a shape, ids above afterId, oldest first. The index gathers them; when they are more
+   * than a few pages, they are a good share of the scope, and a walk in id order comparing each finds a page as soon:
+   * so a page costs at most one pass over the scope, never a sort of all of it.
+   */
   overlapping(shape: PathShape, afterId: number, limit: number): Reservation[] {
     if (!shape.anchored) return this.page(afterId, limit); // ** reaches everything
+    const most = Math.max(1_000, 8 * limit);
     const found: Entry[] = [];
-    this.all.overlapping(shape, { visit: (e) => void (e.id > afterId && found.push(e)) });
-    return found.sort(byId).slice(0, limit).map((e) => e.reservation);
+    const gathered = this.all.overlapping(shape, {
+      visit: (e) => {
+        if (e.id > afterId) found.push(e);
+        return found.length <= most;
+      },
+    });
+    if (gathered) return found.sort(byId).slice(0, limit).map((e) => e.reservation);
+    const page: Reservation[] = [];
+    for (let at = this.firstAfter(afterId); at < this.ordered.length && page.length < limit; at++) {
+      const entry = this.ordered[at]!;
+      if (shapesOverlap(entry.shape, shape)) page.push(entry.reservation);
+    }
+    return page;
   }
 
   /**
