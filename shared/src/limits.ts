@@ -32,7 +32,7 @@ export const LIMITS = {
   /** One path check_paths checks (a literal file name, as git spells it). */
   checkedPath: 4_096,
   /** All the paths of one check_paths call, in characters: what bounds the work of a call (the guard splits). */
-  checkPathsChars: 65_536,
+  checkPathsChars: 32_768,
   /** Holders check_paths names for one path (all of one agent: exclusive reservations of two agents never overlap). */
   holdersPerPath: 10,
   reservationsListDefault: 100,
