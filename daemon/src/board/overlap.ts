@@ -3,9 +3,9 @@
 //
 // A pattern covers what it names and everything under it (src/auth is src/auth/**), so two patterns share a path
 // exactly when their heads agree name by name as far as the shorter goes: the head is the folders and the last name
-// of an anchored pattern, and nothing for one that starts with ** (it reaches everywhere). Everything after a
-// pattern's head is a ** of its own. This is what the general glob walk used before issue 22 decided, in O(n*m) with
-// backtracking; test/unit/overlap.test.ts holds the two equal over random patterns.
+// of an anchored pattern, and nothing for one that starts with ** (it reaches everywhere; the name after it narrows
+// the files it holds, not the paths it overlaps, since a plain name might be a folder). This is what the general glob
+// walk used before issue 22 decided, in O(n*m) with backtracking; test/unit/overlap.test.ts holds the two equal.
 import { pathPatternProblem } from 'roundtable-shared';
 
 const GLOBSTAR = '**';
@@ -85,14 +85,6 @@ export function namesMeet(a: NamePattern, b: NamePattern): boolean {
   if (a.kind === 'any' || b.kind === 'any' || a.kind !== b.kind) return true;
   if (a.kind === 'prefix') return a.text.startsWith(b.text) || b.text.startsWith(a.text);
   return a.text.endsWith(b.text) || b.text.endsWith(a.text);
-}
-
-/** The names a shape fixes from the root: every path it holds starts with names matching these. */
-export function headOf(shape: PathShape): NamePattern[] {
-  if (!shape.anchored) return [];
-  const head: NamePattern[] = shape.folders.map((text) => ({ kind: 'literal', text }));
-  if (shape.name) head.push(shape.name);
-  return head;
 }
 
 // Two reservations overlap when some path is held by both: a path one matches is the same as, or under, or over a
