@@ -221,20 +221,29 @@ describeEachStore((store) => {
       expect((await api(board, 'w3', 'release_paths', { task_id: task.id })).body.released).toBe(LIMITS.reservationsPerTask);
     });
 
-    it(`more than ${LIMITS.reservationsPerAgent} on one agent, over all its claims, is refused naming the limit`, async () => {
+    it(`more than ${LIMITS.reservationsPerAgent} on one agent, over all its claims and scopes, is refused naming the limit, even when reserved at once`, async () => {
       const tasks = [task, await claimed('w3'), await claimed('w3')];
+      const upTo = LIMITS.reservationsPerAgent - 10;
       let held = 0;
       for (const [n, t] of tasks.entries()) {
-        for (let at = 0; at < LIMITS.reservationsPerTask && held < LIMITS.reservationsPerAgent; at += 50, held += 50) {
-          const batch = Array.from({ length: 50 }, (_, j) => `agent-cap/${n}/${at + j}.ts`);
+        for (let at = 0; at < LIMITS.reservationsPerTask && held < upTo; at += 50) {
+          const batch = Array.from({ length: Math.min(50, upTo - held) }, (_, j) => `agent-cap/${n}/${at + j}.ts`);
           expect((await reserve('w3', t.id, batch)).status).toBe(200);
+          held += batch.length;
         }
       }
-      expect(held).toBe(LIMITS.reservationsPerAgent);
+      // Ten left: five calls of ten at once, on five claims and each in a scope of its own, so neither a task's lock
+      // nor a scope's orders them. One fits.
+      const racers = [tasks[2]!, await claimed('w3'), await claimed('w3'), await claimed('w3'), await claimed('w3')];
+      tasks.push(...racers.slice(1));
+      const at = await Promise.all(racers.map((t, i) => reserve('w3', t.id, Array.from({ length: 10 }, (_, j) => `race/${j}.ts`), { scope: `race-${i}` })));
+      expect(at.map((a) => a.status).sort()).toEqual([200, 400, 400, 400, 400]);
+      const refusal = at.find((a) => a.status === 400)!.body.error?.message;
+      expect(refusal).toContain(`w3 would hold ${LIMITS.reservationsPerAgent + 10} reservations; the limit is ${LIMITS.reservationsPerAgent} an agent`);
+      const [count] = await db.rows<{ n: number | string }>("SELECT COUNT(*) AS n FROM reservations WHERE agent = 'w3'");
+      expect(Number(count!.n)).toBe(LIMITS.reservationsPerAgent);
       const message = await refused(() => reserve('w3', tasks[2]!.id, ['agent-cap/one-more.ts']), 400, 'invalid_input');
       expect(message).toContain(`w3 would hold ${LIMITS.reservationsPerAgent + 1} reservations; the limit is ${LIMITS.reservationsPerAgent} an agent`);
-      // Another scope counts too: the limit is the agent's, not a scope's.
-      await refused(() => reserve('w3', tasks[2]!.id, ['agent-cap/elsewhere.ts'], { scope: 'another-repo' }), 400, 'invalid_input');
       for (const t of tasks) expect((await api(board, 'w3', 'release_paths', { task_id: t.id })).status).toBe(200);
       expect((await reserve('w3', tasks[2]!.id, ['agent-cap/one-more.ts'])).status).toBe(200);
       await api(board, 'w3', 'release_paths', { task_id: tasks[2]!.id });

@@ -76,7 +76,12 @@ export async function changeReservations(
   decide: DecideReservation,
   extras: WriteExtras<Reservation[]> | undefined,
 ): Promise<Reservation[]> {
-  if (lookup) await tx`SELECT pg_advisory_xact_lock(hashtext(${`roundtable reservations ${lookup.scope}`}))`;
+  // The scope's lock, then the agent's: the agent's count over all scopes is then exact too (one agent reserving in
+  // two scopes at once waits). Always in this order, so two such transactions never wait on each other in a circle.
+  if (lookup) {
+    await tx`SELECT pg_advisory_xact_lock(hashtext(${`roundtable reservations ${lookup.scope}`}))`;
+    await tx`SELECT pg_advisory_xact_lock(hashtext(${`roundtable reservations of ${lookup.agent}`}))`;
+  }
   const own = task.claim_id === null ? [] : await ofClaim(tx, task.claim_id);
   // Read under the scope's lock: no other reservation can be added in the scope until this transaction ends.
   const sight = lookup && {
