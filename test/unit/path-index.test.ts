@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Reservation } from 'roundtable-shared';
 import { holdsPath, pathNames, patternsOverlap, shapeOf } from '../../daemon/src/board/overlap.js';
-import { PrefixTree } from '../../daemon/src/board/prefix-tree.js';
+import { PrefixTree, reversed } from '../../daemon/src/board/prefix-tree.js';
 import { ScopeIndex } from '../../daemon/src/board/scope-index.js';
 import type { ReservationChanges } from '../../daemon/src/store/store.js';
 import { file, pattern } from '../helpers/patterns.js';
@@ -121,16 +121,22 @@ describe('a prefix tree finds the keys that start a string, and those a string s
     fc.assert(
       fc.property(fc.array(fc.tuple(key, fc.boolean()), { maxLength: 40 }), key, (ops, text) => {
         const tree = new PrefixTree<string>();
+        const ends = new PrefixTree<string>(); // the same keys reversed, asked by what a string ends with
         const live = new Set<string>();
         for (const [k, add] of ops) {
           if (add) {
             tree.add(k, k);
+            ends.add(reversed(k), k);
             live.add(k);
           } else {
             tree.delete(k, k);
+            ends.delete(reversed(k), k);
             live.delete(k);
           }
         }
+        const suffixes: string[] = [];
+        ends.suffixesOf(text, (k) => void suffixes.push(k));
+        expect(suffixes.sort()).toEqual([...live].filter((k) => text.endsWith(k)).sort());
         const prefixes: string[] = [];
         tree.prefixesOf(text, (k) => void prefixes.push(k));
         const starting: string[] = [];

@@ -55,7 +55,7 @@ class NameSet<T> {
     const literal = this.literals.get(name);
     if (literal) for (const item of literal) if (visit(item) === false) return false;
     if (this.starts.size > 0 && !this.starts.prefixesOf(name, visit)) return false;
-    return this.ends.size === 0 || this.ends.prefixesOf(reversed(name), visit);
+    return this.ends.size === 0 || this.ends.suffixesOf(name, visit);
   }
 
   /** The items whose name pattern meets `pattern` (some name matches both); `pattern` is a wildcard here. */

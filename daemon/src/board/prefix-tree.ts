@@ -105,6 +105,24 @@ export class PrefixTree<T> {
     }
   }
 
+  /**
+   * For a tree of reversed keys: visits the items of every key that, reversed, ends `text` (reads `text` from its
+   * end, so a name's ends are found without building its reverse).
+   */
+  suffixesOf(text: string, visit: Visit<T>): boolean {
+    let node = this.root;
+    let at = 0; // characters of text consumed from its end
+    for (;;) {
+      if (node.items && !visitAll(node.items, visit)) return false;
+      if (at === text.length) return true;
+      const edge = node.edges.get(text[text.length - 1 - at]!);
+      if (!edge || edge.label.length > text.length - at) return true;
+      for (let i = 1; i < edge.label.length; i++) if (edge.label.charCodeAt(i) !== text.charCodeAt(text.length - 1 - at - i)) return true;
+      node = edge.node;
+      at += edge.label.length;
+    }
+  }
+
   /** Visits the items of every key that starts with `text` (all of them for ''). */
   startingWith(text: string, visit: Visit<T>): boolean {
     let node = this.root;
