@@ -214,6 +214,7 @@ async function runOn(h, { label, bin, dir, agentsPath, tokens, adversaries, perA
     out.check = await timed(samples, budgetMs, async () => (await call('victim', 'check_paths', { paths: check })).status);
     out.ordinary = await timed(samples, budgetMs, async () => (await call('victim', 'check_paths', { paths: ORDINARY })).status);
     out.list = await timed(samples, budgetMs, async (i) => (await call('victim', 'list_reservations', LISTS[i % LISTS.length])).status);
+    out.page = await timed(samples, budgetMs, async () => (await call('victim', 'list_reservations', { limit: 500 })).status);
     out.checkChars = check.reduce((n, p) => n + p.length, 0);
     out.checkPaths = check.length;
     // One adversary at its rate limit, then all of them at theirs, each in turn sending the worst check_paths, the
@@ -276,6 +277,7 @@ export async function benchReservationAttack(h, { adversaries, perAgent, samples
     ],
     [`check_paths, the guard's 500 ordinary paths, over the ${total}`, before.ordinary, after.ordinary],
     [`list_reservations at worst (src/* meeting thousands, a page of 500; long globs; a 60-folder chain) over the ${total}`, before.list, after.list],
+    ['list_reservations, a page of 500 with no path (for scale: the cost of a page that size)', before.page, after.page],
     ['whoami while one of them sends those, in turn, at its rate limit (1/s)', before.oneWhoami, after.oneWhoami],
     [`whoami while all ${adversaries} do (1/s each: ${adversaries} of those calls a second)`, before.allWhoami, after.allWhoami],
   ];
