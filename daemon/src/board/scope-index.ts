@@ -177,13 +177,24 @@ export function viewWith(index: ScopeIndex, changes: ReservationChanges): Reserv
 /** The indexes of the scopes in use, each read again from the store's change log before it answers. */
 export class ScopeIndexes {
   private readonly scopes = new Map<string, ScopeIndex>();
+  /** A read of a scope under way: calls arriving meanwhile wait for it, then read only what changed after it. */
+  private readonly reading = new Map<string, Promise<unknown>>();
 
   constructor(private readonly store: Pick<BoardStore, 'reservationChanges'>) {}
 
   /** The scope's index, up to date with every change committed before this call. */
   async fresh(scope: string): Promise<ScopeIndex> {
+    // Without this, the calls that reach a daemon just started (PostgreSQL: also while a read is slow) would each
+    // read the whole scope.
+    await this.reading.get(scope)?.catch(() => undefined);
     const index = this.scopes.get(scope) ?? new ScopeIndex();
-    index.apply(await this.store.reservationChanges(scope, index.version));
+    const read = this.store.reservationChanges(scope, index.version);
+    this.reading.set(scope, read);
+    try {
+      index.apply(await read);
+    } finally {
+      if (this.reading.get(scope) === read) this.reading.delete(scope);
+    }
     // An empty scope costs nothing to read again; forgetting it keeps the map to scopes that hold something.
     if (index.size === 0) this.scopes.delete(scope);
     else this.scopes.set(scope, index);
