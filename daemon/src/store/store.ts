@@ -296,7 +296,7 @@ export const RESERVATION_CHANGES_KEPT = 10_000;
 
 /**
  * How a scope's reservations changed since a version. Every insert, update and delete of a reservation bumps its
- * scope's version and logs the id, by trigger, in the same transaction (migrations 009 and pg 006), so whatever
+ * scope's version and logs the id, by trigger, in the same transaction (the reservation_changes migrations), so whatever
  * writes a reservation, an index catches up by these ids.
  */
 export interface ReservationChanges {
