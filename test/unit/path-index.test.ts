@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import type { Reservation } from 'roundtable-shared';
 import { holdsPath, pathNames, patternsOverlap, shapeOf } from '../../daemon/src/board/overlap.js';
 import { PrefixTree, reversed } from '../../daemon/src/board/prefix-tree.js';
-import { ScopeIndex } from '../../daemon/src/board/scope-index.js';
+import { ScopeIndex, ScopeIndexes } from '../../daemon/src/board/scope-index.js';
 import type { ReservationChanges } from '../../daemon/src/store/store.js';
 import { file, pattern } from '../helpers/patterns.js';
 
@@ -112,6 +112,32 @@ describe('the index finds what a comparison with every reservation finds (fast-c
     index.apply({ scope: '', since: -1, version: 4, full: true, changed: [], rows: [] });
     expect(index.size).toBe(1);
     expect(index.version).toBe(5);
+  });
+});
+
+describe('the indexes of the scopes in use', () => {
+  it('calls arriving while a scope is read wait for that read, then ask only what changed after it', async () => {
+    const rows = Array.from({ length: 100 }, (_, i) => row(i + 1, `src/f${i}.ts`, 'w1', true));
+    const asked: number[] = [];
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const store = {
+      async reservationChanges(scope: string, since: number): Promise<ReservationChanges> {
+        asked.push(since);
+        if (since === -1) {
+          await gate; // a slow first read of the whole scope
+          return { scope, since, version: 7, full: true, changed: [], rows };
+        }
+        return { scope, since, version: 7, full: false, changed: [], rows: [] };
+      },
+    };
+    const indexes = new ScopeIndexes(store);
+    const calls = Array.from({ length: 10 }, () => indexes.fresh(''));
+    release();
+    const answered = await Promise.all(calls);
+    expect(asked.filter((since) => since === -1)).toHaveLength(1);
+    expect(asked.filter((since) => since === 7)).toHaveLength(9);
+    for (const index of answered) expect(index.size).toBe(100);
   });
 });
 

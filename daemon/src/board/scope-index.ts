@@ -186,7 +186,8 @@ export class ScopeIndexes {
   async fresh(scope: string): Promise<ScopeIndex> {
     // Without this, the calls that reach a daemon just started (PostgreSQL: also while a read is slow) would each
     // read the whole scope.
-    await this.reading.get(scope)?.catch(() => undefined);
+    const pending = this.reading.get(scope);
+    if (pending) await pending.catch(() => undefined); // (no await otherwise: the read below must be set at once)
     const index = this.scopes.get(scope) ?? new ScopeIndex();
     const read = this.store.reservationChanges(scope, index.version);
     this.reading.set(scope, read);
