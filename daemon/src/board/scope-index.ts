@@ -102,7 +102,7 @@ export class ScopeIndex implements ReservationView {
    */
   overlapping(shape: PathShape, afterId: number, limit: number): Reservation[] {
     if (!shape.anchored) return this.page(afterId, limit); // ** reaches everything
-    const most = Math.max(500, 2 * limit);
+    const most = Math.max(500, 4 * limit);
     const found: Entry[] = [];
     const gathered = this.all.overlapping(shape, {
       visit: (e) => {
