@@ -1,9 +1,26 @@
 // Bench section for path reservations: reserve_paths and check_paths on a board with 10,000 live reservations,
 // against the same calls on the same daemon with none yet, and get_task as a plain call for scale.
 // It uses run.mjs's helpers, passed in, so the report, process hygiene and daemon start-up stay in one place.
+import { randomBytes } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { join } from 'node:path';
-import { postTool, prng } from './harness.mjs';
+import { LIMITS } from '../shared/dist/index.js';
+import { postTool, prng, sha256 } from './harness.mjs';
+
+/**
+ * agents.json with a leader, the asking worker and as many holding workers as the board's limit of reservations an
+ * agent needs to hold `total` (each holds its share over several claims).
+ */
+function writeHolderAgents(dir, total) {
+  const holders = Math.ceil(total / LIMITS.reservationsPerAgent);
+  const names = ['lead', 'reader', ...Array.from({ length: holders }, (_, k) => `holder${k}`)];
+  const tokens = Object.fromEntries(names.map((n) => [n, `rt_${randomBytes(32).toString('base64url')}`]));
+  const agents = names.map((name) => ({ name, role: name === 'lead' ? 'leader' : 'worker', skills: ['typescript'], token_sha256: sha256(tokens[name]) }));
+  const path = join(dir, 'holder-agents.json');
+  writeFileSync(path, JSON.stringify({ agents }));
+  return { path, tokens, holders: names.slice(2) };
+}
 
 
 /**
@@ -13,11 +30,11 @@ import { postTool, prng } from './harness.mjs';
  */
 export async function benchReservations(h, { holders, perTask, rounds }) {
   const dir = h.makeTempDir();
-  const { path: agentsPath, agents } = h.writeAgents(dir);
+  const { path: agentsPath, tokens, holders: holderNames } = writeHolderAgents(dir, holders * perTask);
   const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
-  const lead = agents.lead.token;
-  const holder = agents.claimer.token;
-  const asker = agents.reader.token;
+  const lead = tokens.lead;
+  const asker = tokens.reader;
+  const perHolder = Math.floor(LIMITS.reservationsPerAgent / perTask); // claims each holding worker takes
   const daemon = await h.startDaemon(join(dir, 'reservations.db'), agentsPath, undefined, { env: { ROUNDTABLE_LEASE_TTL: '1h' } });
   const call = (token, tool, args) => postTool(agent, daemon.port, token, tool, args);
   try {
@@ -45,6 +62,7 @@ export async function benchReservations(h, { holders, perTask, rounds }) {
     await measure('warm-up'); // JIT and SQLite caches warm, so the empty board is not measured cold
     const empty = await measure('empty');
     for (let t = 0; t < holders; t++) {
+      const holder = tokens[holderNames[Math.floor(t / perHolder)]];
       const id = (await call(lead, 'create_task', { title: `holder ${t}` })).task.id;
       await call(holder, 'claim_task', { task_id: id });
       const paths = Array.from({ length: perTask }, (_, j) => (j % 5 === 0 ? `pkg${t}/docs/page${j}.md` : `pkg${t}/src/mod${j}/**`));
@@ -54,7 +72,7 @@ export async function benchReservations(h, { holders, perTask, rounds }) {
     if (live !== 1) throw new Error('no reservations were made');
     const full = await measure('full');
     const total = holders * perTask;
-    h.report.table('reservations', `Path reservations: p50 / p99 ms per call, ${rounds} calls each, on an empty board and with ${total.toLocaleString('en-US')} live reservations (${holders} claims x ${perTask})`, [
+    h.report.table('reservations', `Path reservations: p50 / p99 ms per call, ${rounds} calls each, on an empty board and with ${total.toLocaleString('en-US')} live reservations (${holders} claims x ${perTask}, ${holderNames.length} workers)`, [
       'call',
       'no reservations',
       `${total.toLocaleString('en-US')} reservations`,
@@ -87,24 +105,30 @@ export async function benchReservations(h, { holders, perTask, rounds }) {
 async function inProcess(h, { dbPath, taskId, holders, perTask, rounds, total }) {
   const { SqliteStore } = await import('../daemon/dist/store/sqlite/index.js');
   const { decideReleasePaths, decideReserve } = await import('../daemon/dist/board/reservation-rules.js');
-  const { holdsPath, literalPrefix } = await import('../daemon/dist/board/overlap.js');
+  const { pathNames } = await import('../daemon/dist/board/overlap.js');
+  const { ScopeIndex, viewWith } = await import('../daemon/dist/board/scope-index.js');
   const store = new SqliteStore({ path: dbPath });
   const caller = { agent: { name: 'reader', role: 'worker', skills: ['typescript'] }, mode: 'role' };
   const rand = prng(34);
   const s = { reserve: [], check: [] };
+  const index = new ScopeIndex();
+  index.apply(await store.reservationChanges('', -1)); // the daemon's first read of the scope, not measured
   try {
     for (let i = 0; i < rounds + 50; i++) {
       const pattern = `free/in-process/${i}/**`;
       const call = { patterns: [pattern], exclusive: true, reason: null, scope: '', now: Date.now() };
       let t0 = performance.now();
-      await store.changeReservations(taskId, { scope: '', prefixes: [literalPrefix(pattern)] }, (t, own, near) => decideReserve(t, caller, call, own, near));
+      index.apply(await store.reservationChanges('', index.version));
+      await store.changeReservations(taskId, { scope: '', since: index.version, agent: 'reader' }, (t, own, sight) =>
+        decideReserve(t, caller, call, own, { view: viewWith(index, sight.changes), agentHolds: sight.agentHolds }),
+      );
       const reserveMs = performance.now() - t0;
       await store.changeReservations(taskId, undefined, (t, own) => decideReleasePaths(t, caller, { patterns: undefined, scope: undefined, now: Date.now() }, own));
       const pkg = Math.floor(rand() * holders);
       const paths = Array.from({ length: 10 }, (_, j) => (j % 2 ? `pkg${pkg}/src/mod${Math.floor(rand() * perTask)}/file${j}.ts` : `free/${i}/file${j}.ts`));
       t0 = performance.now();
-      const near = (await store.reservationsNear({ scope: '', prefixes: [...new Set(paths.map(literalPrefix))] })).filter((r) => r.exclusive && r.agent !== 'reader');
-      const held = paths.map((p) => near.filter((r) => holdsPath(r.pattern, p)));
+      index.apply(await store.reservationChanges('', index.version));
+      const held = paths.map((p) => index.holders(pathNames(p), 'reader'));
       const checkMs = performance.now() - t0;
       if (held.length !== 10) throw new Error('check_paths in-process went wrong');
       if (i >= 50) {
@@ -119,6 +143,6 @@ async function inProcess(h, { dbPath, taskId, holders, perTask, rounds, total })
     const p = h.percentiles(samples);
     return `${h.fmt.ms(p.p50)} / ${h.fmt.ms(p.p99)}`;
   };
-  h.report.row('reservations', ['in-process: reserve_paths transaction + rule (one fsync)', '', cell(s.reserve)]);
-  h.report.row('reservations', ['in-process: check_paths lookup + overlap (10 paths)', '', cell(s.check)]);
+  h.report.row('reservations', ['in-process: catch up the index, reserve_paths transaction + rule (one fsync)', '', cell(s.reserve)]);
+  h.report.row('reservations', ['in-process: catch up the index, check_paths from it (10 paths)', '', cell(s.check)]);
 }

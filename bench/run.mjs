@@ -26,6 +26,8 @@
 //                                           cap (from git) and now; another agent's whoami meanwhile
 //   owner.mjs         owner_action          an owner's page action (a new task) to the woken worker's answer, through
 //                                           Chromium and as the page's HTTP request, vs the leader's create_task
+//   reservation-attack.mjs  reservation_attack   issue 22's path-pattern attack and 10,000 adversarial reservations,
+//                                           before (the glob walk, built from git) and after
 //   tool-list.mjs     tool_list             tools/list tokens per role on /mcp, now and before (shared/ built from git)
 //   mcp-revisions.mjs mcp_connect           connect() to the first tools/list on /mcp for a v2 SDK client (2026-07-28,
 //                                           else initialize) and a 2025 client, today and before the v2 SDK (from git)
@@ -51,6 +53,7 @@ import { benchCpuPerCall, benchDurableWrites, benchGetTask10, benchLoneWrite, be
 import {
   against,
   CONFIG,
+  envInt,
   MIGRATIONS,
   envInt,
   inRounds,
@@ -77,6 +80,7 @@ import { benchLeaseRenewal, benchLeaseSweep } from './leases.mjs';
 import { benchEventStreams, benchIdleWaiters, benchWakeup } from './live.mjs';
 import { benchReadySet, benchUnblockWake } from './plans.mjs';
 import { benchOwnerAction } from './owner.mjs';
+import { benchReservationAttack } from './reservation-attack.mjs';
 import { benchReservations } from './reservations.mjs';
 import { benchScale } from './scale.mjs';
 import { benchToolList } from './tool-list.mjs';
@@ -102,6 +106,11 @@ const SECTIONS = [
   { file: 'plans', name: 'unblock_wake', run: () => benchUnblockWake(liveHelpers(), { rounds: 200 }) },
   { file: 'waits', name: 'wait_cap', run: () => benchWaitCap(liveHelpers(), { count: 4000 }) },
   { file: 'reservations', name: 'reservations', run: () => benchReservations(liveHelpers(), { holders: 200, perTask: 50, rounds: 500 }) },
+  {
+    file: 'reservation-attack',
+    name: 'reservation_attack',
+    run: () => benchReservationAttack(liveHelpers(), { adversaries: 20, perAgent: 500, samples: envInt('BENCH_ATTACK_SAMPLES', 300), probeMs: 10_000, budgetMs: 20_000 }),
+  },
   { file: 'durability', name: 'durable_writes', run: benchDurableWrites },
   { file: 'durability', name: 'get_task_10', run: benchGetTask10 },
   { file: 'durability', name: 'cpu_per_call', run: benchCpuPerCall },

@@ -5,10 +5,11 @@ import { chmod, mkdir, readFile, rename, stat, writeFile } from 'node:fs/promise
 import { realpathSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { promisify } from 'node:util';
-import { LIMITS, pathPatternProblem } from 'roundtable-shared';
+import { checkedPathProblem, LIMITS } from 'roundtable-shared';
 import { BoardRefusal, type BoardClient } from './board-client.js';
 import { BadConfig, BridgeError } from './errors.js';
 import { currentPlatform, type Platform } from './platform.js';
+import { escapeForTerminal } from './terminal.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -48,18 +49,53 @@ export async function stagedFiles(cwd?: string): Promise<string[]> {
   return out.split('\0').filter((name) => name !== '');
 }
 
-/** Runs the check; returns the exit code. Only fixed words, paths from git, agent names and task ids are printed. */
+/** Why the board cannot check a staged name, or undefined: it takes every name git gives as a literal file name. */
+function uncheckable(name: string): string | undefined {
+  if (name.length > LIMITS.checkedPath) return `longer than ${LIMITS.checkedPath} characters`;
+  return checkedPathProblem(name);
+}
+
+/** The names in calls of at most LIMITS.checkPaths names and LIMITS.checkPathsChars characters each. */
+function batches(names: readonly string[]): string[][] {
+  const out: string[][] = [];
+  let batch: string[] = [];
+  let chars = 0;
+  for (const name of names) {
+    if (batch.length === LIMITS.checkPaths || (batch.length > 0 && chars + name.length > LIMITS.checkPathsChars)) {
+      out.push(batch);
+      batch = [];
+      chars = 0;
+    }
+    batch.push(name);
+    chars += name.length;
+  }
+  if (batch.length > 0) out.push(batch);
+  return out;
+}
+
+/**
+ * Runs the check; returns the exit code. Every staged name is checked as the literal file name it is (a name with
+ * *, ** or a control character included: issue 22). Only fixed words, paths from git, agent names and task ids are
+ * printed, and every line is escaped for the terminal first, so no name can move the cursor or recolour the screen.
+ */
 export async function runGuard(options: GuardOptions): Promise<number> {
-  const { say } = options;
+  const say = (line: string) => options.say(escapeForTerminal(line));
   const staged = await stagedFiles(options.cwd);
-  // A name the board would refuse as a pattern cannot be held by a reservation's rules as written; it is skipped, said once.
-  const checkable = staged.filter((name) => name.length <= LIMITS.pathPattern && pathPatternProblem(name) === undefined);
-  if (checkable.length < staged.length) say(`roundtable guard: ${staged.length - checkable.length} staged name(s) cannot be checked (too long or not a plain relative path) and were skipped`);
+  // git never stages such a name; were one there, --strict lets nothing unchecked through.
+  const refused = staged.filter((name) => uncheckable(name) !== undefined);
+  if (refused.length > 0) {
+    const which = `${refused.length} staged name${refused.length === 1 ? '' : 's'} the board cannot check as a file name (${uncheckable(refused[0]!)})`;
+    if (options.strict) {
+      say(`roundtable guard: commit refused (--strict): ${which}`);
+      return 1;
+    }
+    say(`roundtable guard: warning: ${which}, skipped`);
+  }
+  const checkable = staged.filter((name) => uncheckable(name) === undefined);
   if (checkable.length === 0) return 0;
   const held = new Map<string, Holder[]>();
   try {
-    for (let at = 0; at < checkable.length; at += LIMITS.checkPaths) {
-      const batch = checkable.slice(at, at + LIMITS.checkPaths);
+    for (const batch of batches(checkable)) {
       const answer = await options.client.callTool('check_paths', { paths: batch, ...(options.scope !== undefined && { scope: options.scope }) });
       for (const entry of answer['paths'] as Array<{ path: string; held: boolean; holders: Holder[] }>) {
         if (entry.held) held.set(entry.path, entry.holders);
@@ -77,7 +113,7 @@ export async function runGuard(options: GuardOptions): Promise<number> {
   if (held.size === 0) return 0;
   say(`roundtable guard: commit refused: ${held.size} staged file${held.size === 1 ? ' is' : 's are'} held exclusively by another agent:`);
   for (const [path, holders] of held) {
-    say(`  ${path}: held by ${holders.map((h) => `${h.agent} (task ${h.task_id})`).join(', ')}`);
+    say(`  ${path}: held by ${[...new Set(holders.map((h) => `${h.agent} (task ${h.task_id})`))].join(', ')}`);
   }
   say('Ask the holder to release_paths, or wait until its claim ends; unstage those files to commit the rest.');
   return 1;

@@ -1,5 +1,18 @@
-// Talking to a person at a terminal, for the login, logout and status commands only.
+// Talking to a person at a terminal, for the login, logout, status and guard commands only.
 // While serving MCP nothing may write to stdout but the MCP transport, so this module is never used then.
+
+/**
+ * Characters a terminal acts on rather than shows: C0 and C1 controls (U+0085 next line, U+009B CSI starts an
+ * escape sequence on many terminals), DEL, the line and paragraph separators, and the bidirectional controls that
+ * can make a line read other than it is. A backslash is escaped too, so that every escape is unambiguous.
+ */
+// eslint-disable-next-line no-control-regex
+const UNSAFE_FOR_TERMINAL = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\\]/g;
+
+/** Text as it may be printed: each character a terminal would act on written as \uXXXX, a backslash as \\. */
+export function escapeForTerminal(text: string): string {
+  return text.replace(UNSAFE_FOR_TERMINAL, (c) => (c === '\\' ? '\\\\' : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`));
+}
 
 export function print(text: string): void {
   process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);

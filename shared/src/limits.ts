@@ -21,10 +21,20 @@ export const LIMITS = {
   dependsOn: 20,
   reservePaths: 50,
   pathPattern: 300,
+  /** Wildcards in one reservation pattern: a leading **, one * in its last name, a trailing ** (docs/SPEC.md). */
+  patternWildcards: 3,
   reservationReason: 1_000,
   reservationScope: 100,
   reservationsPerTask: 200,
+  /** Live reservations one agent holds over all its claims and scopes. */
+  reservationsPerAgent: 500,
   checkPaths: 500,
+  /** One path check_paths checks (a literal file name, as git spells it). */
+  checkedPath: 4_096,
+  /** All the paths of one check_paths call, in characters: what bounds the work of a call (the guard splits). */
+  checkPathsChars: 32_768,
+  /** Holders check_paths names for one path (all of one agent: exclusive reservations of two agents never overlap). */
+  holdersPerPath: 10,
   reservationsListDefault: 100,
   reservationsListMax: 500,
   /** get_task: messages and history rows per page, default and most. */

@@ -48,7 +48,8 @@ const guard = (args: string[], env = gitEnv()) => run(process.execPath, [BRIDGE_
 async function commitFile(path: string, env = gitEnv()): Promise<Run> {
   mkdirSync(join(repo, path, '..'), { recursive: true });
   writeFileSync(join(repo, path), `${Date.now()} ${Math.random()}\n`);
-  expect((await git(['add', path], env)).code).toBe(0);
+  // A literal pathspec: git reads "**" in a pathspec as a glob, and these tests stage files called that.
+  expect((await git(['add', '--', `:(literal)${path}`], env)).code).toBe(0);
   const result = await git(['commit', '-q', '-m', `change ${path}`], env);
   if (result.code !== 0) await git(['reset', '-q'], env); // leave the index clean for the next case
   return result;
@@ -123,6 +124,33 @@ describe('roundtable-bridge guard', () => {
     const vetoed = await commitFile('veto.txt');
     expect(vetoed.code).not.toBe(0);
     expect(vetoed.stderr).toContain('earlier hook says no');
+  });
+
+  // Issue 22, item 4: with --strict nothing unchecked passes, and nothing printed can drive the terminal.
+  const RAW_CONTROL = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/;
+  const longName = `src/held/${'a'.repeat(200)}/${'b'.repeat(200)}.ts`;
+
+  it.each([
+    ['a name over 300 characters', longName, longName],
+    ['a tab and an escape sequence', 'src/held/tab\there\u001b[31mred.ts', 'src/held/tab\\u0009here\\u001b[31mred.ts'],
+    ['a backslash', 'src/held/back\\slash.ts', 'src/held/back\\\\slash.ts'],
+    ['the C1 controls NEL and CSI', 'src/held/next\u0085line\u009b31m.ts', 'src/held/next\\u0085line\\u009b31m.ts'],
+  ])('with --strict, %s is checked as the literal name it is, and printed escaped', async (_what, name, printed) => {
+    expect((await guard(['--install', '--url', board.url, '--strict'])).code).toBe(0);
+    const refused = await commitFile(name);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain(`${printed}: held by w1 (task ${heldTask})`);
+    expect(refused.stderr).not.toMatch(RAW_CONTROL);
+  });
+
+  it('a staged file literally called ** is that file: held only by what holds that name', async () => {
+    expect((await guard(['--install', '--url', board.url, '--strict'])).code).toBe(0);
+    const atRoot = await commitFile('**');
+    expect(atRoot.code, atRoot.stderr).toBe(0); // w1 holds src/held/**, which is not a file called ** at the root
+    expect((await git(['show', '--name-only', '--format=', 'HEAD'])).stdout.trim()).toBe('**');
+    const inHeld = await commitFile('src/held/**');
+    expect(inHeld.code).not.toBe(0);
+    expect(inHeld.stderr).toContain(`src/held/**: held by w1 (task ${heldTask})`);
   });
 
   it('with the board down, the commit passes with one warning line; with --strict it fails', async () => {

@@ -4,11 +4,18 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ERROR_CODES, listedTools, type ListedTool } from 'roundtable-shared';
 import { api, mcpCallRaw, mcpRaw, resultJson, startBoard, type TestBoard } from '../helpers/board.js';
 import { DbReader, type DbSnapshot } from '../helpers/db-snapshot.js';
+import { probeStalls } from '../helpers/stall.js';
 
 // Fixed seed, bounded runs: the same cases every run, a few seconds on a loaded machine.
 const SEED = 20_251_130;
 const ARGUMENT_RUNS = 250;
 const BODY_RUNS = 80;
+const PATTERN_RUNS = 150;
+/**
+ * The longest another agent's whoami may take while the path-pattern tools are fuzzed (a blocked loop answers
+ * nobody): tens of ms, some hundreds on a machine loaded six times over; before issue 22 this fuzzing held it 1 s.
+ */
+const STALL_BOUND_MS = 500;
 
 let board: TestBoard;
 let db: DbReader;
@@ -252,6 +259,80 @@ it('over-limit bodies on both faces are refused (invalid_input; a JSON-RPC error
   expect(viaMcp.status).toBe(413);
   expect(viaMcp.body).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32600 } });
   unchangedSince(before, 'an over-limit body');
+});
+
+/**
+ * Path patterns built to be expensive, as the attack of issue 22 was: long runs of *, ? and **, deep folders, names
+ * that start or end alike, control and escape characters, some past the length limit.
+ */
+const patternPiece = fc.constantFrom('*', '**', '?', '/', 'a', 'b', 'ab', '*b', 'a*', '*a*', '.', '..', 'é', 'e\u0301', 'A', '[x]', '\\', '\u009b', '\u0085', ' ');
+const adversarialPattern = fc.oneof(
+  fc.array(patternPiece, { minLength: 1, maxLength: 160 }).map((pieces) => pieces.join('')),
+  fc.tuple(fc.constantFrom('*b', '*a', 'a/', '**/', '*/', '?'), fc.integer({ min: 1, max: 160 }), fc.constantFrom('', 'd', 'c', '*', '/x.ts')).map(([unit, n, end]) => unit.repeat(n) + end),
+  fc.tuple(fc.constantFrom('*', '', '**/'), fc.integer({ min: 1, max: 300 }), fc.constantFrom('', '*', '/**')).map(([start, n, end]) => `${start}${'n'.repeat(n)}${end}`),
+);
+/** Expensive patterns the grammar accepts: long names with a * at one end, deep folders, ** with a long name. */
+const acceptedPattern = fc
+  .tuple(fc.constantFrom('*n', 'n*', 'd/x*', '**/*n', '**/n*', 'd/'), fc.integer({ min: 1, max: 140 }), fc.nat(99))
+  .map(([shape, n, tag]) => {
+    if (shape === '*n') return `*${'n'.repeat(n)}${tag}`;
+    if (shape === 'n*') return `${'n'.repeat(n)}${tag}*`;
+    if (shape === 'd/x*') return `${'d/'.repeat(n)}${tag}*`;
+    if (shape === '**/*n') return `**/*${'n'.repeat(n)}${tag}`;
+    if (shape === '**/n*') return `**/${'n'.repeat(n)}${tag}*`;
+    return `${'d/'.repeat(n)}${tag}`;
+  });
+/** The shape of the attack in issue 22: "*b" x ~147 and an end of its own, each pair of which the old rule took ms to compare. */
+const starRun = (letter: string) =>
+  fc.tuple(fc.integer({ min: 140, max: 146 }), fc.nat(9_999)).map(([n, tag]) => `${`*${letter}`.repeat(n)}${tag}${letter === 'a' ? 'c' : 'd'}`);
+const patternCall = fc.oneof(
+  fc.record({ tool: fc.constant('reserve_paths'), paths: fc.array(acceptedPattern, { minLength: 1, maxLength: 50 }), exclusive: fc.boolean() }),
+  fc.record({ tool: fc.constant('reserve_paths'), paths: fc.array(starRun('b'), { minLength: 50, maxLength: 50 }), exclusive: fc.boolean() }),
+  fc.record({ tool: fc.constant('list_reservations'), path: starRun('a') }),
+  fc.record({ tool: fc.constant('check_paths'), paths: fc.array(starRun('a'), { minLength: 1, maxLength: 2 }) }),
+  fc.record({ tool: fc.constant('reserve_paths'), paths: fc.array(fc.oneof(acceptedPattern, adversarialPattern), { minLength: 1, maxLength: 5 }), exclusive: fc.boolean() }),
+  fc.record({ tool: fc.constant('list_reservations'), path: fc.oneof(acceptedPattern, adversarialPattern) }),
+  fc.record({ tool: fc.constant('list_reservations'), path: adversarialPattern }),
+  fc.record({ tool: fc.constant('check_paths'), paths: fc.array(fc.oneof(acceptedPattern, adversarialPattern), { minLength: 1, maxLength: 120 }) }),
+  fc.record({ tool: fc.constant('release_paths'), paths: fc.array(adversarialPattern, { minLength: 1, maxLength: 5 }) }),
+);
+
+it("the path-pattern tools under adversarial patterns: no internal failure, no change when refused, and another agent's whoami never held up", async () => {
+  // w1 claims a task of its own here (the calls above may have ended its earlier claims): reservations that pass
+  // are made on it, up to the limit of a claim.
+  const held = (await api(board, 'lead', 'create_task', { title: 'patterns', description: 'fuzzed' })).body.task.id as number;
+  expect((await api(board, 'w1', 'claim_task', { task_id: held })).status).toBe(200);
+  const answered = new Map<string, number>();
+  const probe = probeStalls(board, 'lead');
+  // First the attack of the issue as it was made: 4 x 50 patterns of that shape (refused now; they were accepted).
+  const attack = fc.sample(starRun('b'), { seed: SEED, numRuns: 200 });
+  for (let at = 0; at < attack.length; at += 50) {
+    const answer = await callApi('w1', 'reserve_paths', { task_id: held, paths: attack.slice(at, at + 50) }, undefined);
+    expect(answer.status).toBeLessThan(500);
+  }
+  await fc.assert(
+    fc.asyncProperty(patternCall, fc.constantFrom('w1', 'w2'), async (call, asker) => {
+      const { tool, ...rest } = call;
+      // Only the holder reserves and releases (another agent's try is refused before any pattern is compared).
+      const agent = tool === 'reserve_paths' || tool === 'release_paths' ? 'w1' : asker;
+      const args = tool === 'reserve_paths' || tool === 'release_paths' ? { task_id: held, ...rest } : rest;
+      const label = `${tool} ${JSON.stringify(args).slice(0, 200)}`;
+      const before = db.snapshot();
+      const answer = await callApi(agent, tool, args, undefined);
+      answered.set(`${tool} ${answer.status}`, (answered.get(`${tool} ${answer.status}`) ?? 0) + 1);
+      expect(answer.status, label).toBeLessThan(500);
+      if (answer.status >= 400) {
+        expect(ERROR_CODES, label).toContain(answer.body.error?.code);
+        unchangedSince(before, `API ${label}`);
+      }
+    }),
+    { seed: SEED, numRuns: PATTERN_RUNS, endOnFailure: true },
+  );
+  const { longestMs, calls } = await probe.stop();
+  expect(calls).toBeGreaterThan(0);
+  expect(longestMs, `another agent's whoami took up to ${longestMs.toFixed(0)} ms while the path tools were fuzzed`).toBeLessThan(STALL_BOUND_MS);
+  // The cases reached the rules, not only the schema: some of each tool were answered.
+  for (const tool of ['reserve_paths', 'list_reservations', 'check_paths']) expect(answered.get(`${tool} 200`) ?? 0, `${tool}: ${JSON.stringify([...answered])}`).toBeGreaterThan(0);
 });
 
 it('the daemon logged no unexpected failure while being fuzzed', () => {

@@ -16,6 +16,8 @@ export interface BoardDb {
   snapshot(): Promise<DbSnapshot>;
   /** Rows of a query in the SQL both stores speak (no dialect-specific functions). */
   rows<T = Record<string, unknown>>(query: string): Promise<T[]>;
+  /** Runs one statement that writes, as another process sharing the database would (another daemon, a CLI). */
+  exec(statement: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -28,6 +30,15 @@ export function openBoardDb(board: TestBoard): BoardDb {
       const db = new Database(board.dbPath, { readonly: true });
       try {
         return db.prepare(query).all() as T[];
+      } finally {
+        db.close();
+      }
+    },
+    async exec(statement: string) {
+      const db = new Database(board.dbPath);
+      try {
+        db.pragma('busy_timeout = 10000');
+        db.exec(statement);
       } finally {
         db.close();
       }
@@ -55,6 +66,9 @@ function postgresDb(url: string): BoardDb {
     },
     async rows<T>(query: string) {
       return [...(await sql.unsafe(query))] as T[];
+    },
+    async exec(statement: string) {
+      await sql.unsafe(statement);
     },
     close: () => sql.end({ timeout: 1 }),
   };

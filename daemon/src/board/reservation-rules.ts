@@ -2,7 +2,8 @@
 import { LIMITS, type Reservation, type Task } from 'roundtable-shared';
 import { Conflict, Forbidden, InvalidInput, StaleClaim } from '../errors.js';
 import type { NewReservation, ReservationChange } from '../store/store.js';
-import { literalPrefix, patternsOverlap } from './overlap.js';
+import { literalPrefix, shapeOf } from './overlap.js';
+import type { ReservationView } from './scope-index.js';
 import { isOwner, leaseLapsed, requireNotObserver, type Caller } from './rules.js';
 
 export interface ReserveCall {
@@ -22,6 +23,12 @@ export interface ReleasePathsCall {
   readonly now: number;
 }
 
+/** What reserve_paths sees of the board: the reservations around the scope, and how many the caller holds in all. */
+export interface ReserveSight {
+  readonly view: ReservationView;
+  readonly agentHolds: number;
+}
+
 const MAX_CONFLICTS_NAMED = 5;
 
 /** Only the task's current holder, with an unlapsed claim, reserves or releases its paths. */
@@ -39,13 +46,15 @@ function requireHolderOfPaths(task: Task, caller: Caller, now: number, verb: str
   return task.claim_id;
 }
 
-const scopeWords = (scope: string) => (scope === '' ? 'the default scope' : `scope ${JSON.stringify(scope)}`);
+// The scope is the caller's text: an error names it only as given or not (board text stays out of our words).
+const scopeWords = (scope: string) => (scope === '' ? 'the default scope' : 'the scope given');
 
 /**
  * An exclusive reservation conflicts with any overlapping reservation of another agent; a shared one with an
- * overlapping exclusive one. The caller's own reservations (on any of its tasks) never conflict with it.
+ * overlapping exclusive one. The caller's own reservations (on any of its tasks) never conflict with it. A refusal
+ * names the other reservations by id, holder and task, never by their patterns: those are another agent's text.
  */
-export function decideReserve(task: Task, caller: Caller, call: ReserveCall, own: readonly Reservation[], nearby: readonly Reservation[]): ReservationChange {
+export function decideReserve(task: Task, caller: Caller, call: ReserveCall, own: readonly Reservation[], sight: ReserveSight): ReservationChange {
   const claimId = requireHolderOfPaths(task, caller, call.now, 'reserve');
   const { agent } = caller;
   const held = new Set(own.filter((r) => (r.scope ?? '') === call.scope).map((r) => r.pattern));
@@ -55,21 +64,23 @@ export function decideReserve(task: Task, caller: Caller, call: ReserveCall, own
       `paths: task ${task.id} would hold ${own.length + fresh} reservations; the limit is ${LIMITS.reservationsPerTask} a claim. Reserve folder patterns such as src/auth/** instead, or release_paths some first. Nothing was reserved`,
     );
   }
+  if (sight.agentHolds + fresh > LIMITS.reservationsPerAgent) {
+    throw new InvalidInput(
+      `paths: ${agent.name} would hold ${sight.agentHolds + fresh} reservations; the limit is ${LIMITS.reservationsPerAgent} an agent, over all its claims. Reserve folder patterns such as src/auth/** instead, or release_paths some first. Nothing was reserved`,
+    );
+  }
   const conflicts: string[] = [];
-  for (const pattern of call.patterns) {
-    for (const other of nearby) {
-      if (other.agent === agent.name || (other.scope ?? '') !== call.scope) continue;
-      if (!call.exclusive && !other.exclusive) continue;
-      if (!patternsOverlap(pattern, other.pattern)) continue;
-      conflicts.push(
-        `${JSON.stringify(pattern)} overlaps ${JSON.stringify(other.pattern)}, reserved ${other.exclusive ? 'exclusively' : 'shared'} by ${other.agent} on task ${other.task_id}`,
-      );
+  for (const [index, pattern] of call.patterns.entries()) {
+    const clashes = sight.view.conflicts(shapeOf(pattern), call.exclusive, agent.name, MAX_CONFLICTS_NAMED + 1 - conflicts.length);
+    for (const { reservation: other } of clashes) {
+      conflicts.push(`paths.${index} overlaps reservation ${other.id}, held ${other.exclusive ? 'exclusively' : 'shared'} by ${other.agent} on task ${other.task_id}`);
     }
+    if (conflicts.length > MAX_CONFLICTS_NAMED) break;
   }
   if (conflicts.length > 0) {
-    const more = conflicts.length > MAX_CONFLICTS_NAMED ? ` (and ${conflicts.length - MAX_CONFLICTS_NAMED} more)` : '';
+    const more = conflicts.length > MAX_CONFLICTS_NAMED ? '; and more' : '';
     throw new Conflict(
-      `cannot reserve ${call.exclusive ? 'exclusively' : 'shared'} in ${scopeWords(call.scope)}: ${conflicts.slice(0, MAX_CONFLICTS_NAMED).join('; ')}${more}. Nothing was reserved. Coordinate with the holder, wait for its claim to end, or reserve other paths`,
+      `cannot reserve ${call.exclusive ? 'exclusively' : 'shared'} in ${scopeWords(call.scope)}: ${conflicts.slice(0, MAX_CONFLICTS_NAMED).join('; ')}${more}. Nothing was reserved. list_reservations (with path) or get_task on that task shows them; coordinate with the holder, wait for its claim to end, or reserve other paths`,
     );
   }
   const add: NewReservation[] = call.patterns.map((pattern) => ({ pattern, prefix: literalPrefix(pattern), exclusive: call.exclusive, reason: call.reason }));

@@ -14,13 +14,19 @@ import type { Agent } from '../agents.js';
 import type { ReservationChange } from '../store/store.js';
 import { callerOf, warning, writeExtras, type BoardDeps, type CallContext } from './context.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
-import { holdsPath, literalPrefix, patternsOverlap } from './overlap.js';
+import { pathNames, shapeOf } from './overlap.js';
 import { decideReleasePaths, decideReserve } from './reservation-rules.js';
+import { ScopeIndexes, viewWith, type Holder } from './scope-index.js';
 
 const reservationsOutput = (reservations: Reservation[]) => ({ reservations, ...warning });
 
 export class PathReservations {
-  constructor(private readonly deps: BoardDeps) {}
+  /** Each scope's reservations, indexed in memory and caught up from the store before each call (scope-index.ts). */
+  private readonly indexes: ScopeIndexes;
+
+  constructor(private readonly deps: BoardDeps) {
+    this.indexes = new ScopeIndexes(deps.store);
+  }
 
   async reservePaths(agent: Agent, input: ToolInput<typeof reservePaths>, ctx: CallContext = {}): Promise<ToolOutput<typeof reservePaths>> {
     const caller = callerOf(this.deps, agent);
@@ -30,10 +36,11 @@ export class PathReservations {
     const scope = input.scope ?? '';
     const call = { patterns, exclusive: input.exclusive ?? true, reason: input.reason ?? null, scope, now: Date.now() };
     let seen: Task | undefined;
+    const index = await this.indexes.fresh(scope);
     const reservations = await this.deps.store.changeReservations(
       input.task_id,
-      { scope, prefixes: patterns.map(literalPrefix) },
-      (task, own, nearby) => decideReserve((seen = task), caller, call, own, nearby),
+      { scope, since: index.version, agent: agent.name },
+      (task, own, sight) => decideReserve((seen = task), caller, call, own, { view: viewWith(index, sight!.changes), agentHolds: sight!.agentHolds }),
       writeExtras(ctx, reservationsOutput),
     );
     this.published(agent, seen!, 'paths_reserved');
@@ -57,17 +64,10 @@ export class PathReservations {
   }
 
   async listReservations(_agent: Agent, input: ToolInput<typeof listReservations>): Promise<ToolOutput<typeof listReservations>> {
-    const scope = input.scope ?? '';
     const limit = input.limit ?? LIMITS.reservationsListDefault;
     const afterId = input.cursor === undefined ? 0 : decodeCursor(input.cursor);
-    let page: Reservation[];
-    if (input.path === undefined) {
-      page = await this.deps.store.listReservations(scope, afterId, limit + 1);
-    } else {
-      const path = input.path;
-      const near = await this.deps.store.reservationsNear({ scope, prefixes: [literalPrefix(path)] });
-      page = near.filter((r) => r.id > afterId && patternsOverlap(r.pattern, path)).slice(0, limit + 1);
-    }
+    const index = await this.indexes.fresh(input.scope ?? '');
+    const page = input.path === undefined ? index.page(afterId, limit + 1) : index.overlapping(shapeOf(input.path), afterId, limit + 1);
     const more = page.length > limit;
     const reservations = more ? page.slice(0, limit) : page;
     return { reservations, next_cursor: more ? encodeCursor(reservations.at(-1)!.id) : null, ...warning };
@@ -75,15 +75,15 @@ export class PathReservations {
 
   async checkPaths(agent: Agent, input: ToolInput<typeof checkPaths>): Promise<ToolOutput<typeof checkPaths>> {
     await this.deps.leases.sweepIfDue();
-    const scope = input.scope ?? '';
-    const exclusive = (await this.deps.store.reservationsNear({ scope, prefixes: [...new Set(input.paths.map(literalPrefix))] })).filter(
-      (r) => r.exclusive && r.agent !== agent.name,
-    );
+    const index = await this.indexes.fresh(input.scope ?? '');
+    // A path given twice (or two spellings of one, by case or Unicode form) is looked up once.
+    const looked = new Map<string, Holder[]>();
     return {
       paths: input.paths.map((path) => {
-        const holders = exclusive
-          .filter((r) => holdsPath(r.pattern, path))
-          .map((r) => ({ agent: r.agent, task_id: r.task_id, claim_id: r.claim_id, pattern: r.pattern }));
+        const names = pathNames(path);
+        const key = names.join('/');
+        let holders = looked.get(key);
+        if (!holders) looked.set(key, (holders = index.holders(names, agent.name)));
         return { path, held: holders.length > 0, holders };
       }),
       ...warning,

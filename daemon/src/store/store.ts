@@ -292,16 +292,49 @@ export interface Holding {
 /** A path reservation to write, as decided by the rule. */
 export interface NewReservation {
   readonly pattern: string;
-  /** Its literal prefix key (overlap.ts literalPrefix), by which overlapping reservations are found. */
+  /** Its literal prefix key (overlap.ts literalPrefix), kept in the prefix column. */
   readonly prefix: string;
   readonly exclusive: boolean;
   readonly reason: string | null;
 }
 
-/** Where to look for reservations that may overlap: a scope ('' is the default) and the prefix keys of the patterns. */
+/**
+ * Where a reservation rule looks: a scope ('' is the default), and the version of it the caller's index of that
+ * scope is at (-1: it has none), so the store hands the rule only what changed since.
+ */
 export interface ReservationLookup {
   readonly scope: string;
-  readonly prefixes: readonly string[];
+  readonly since: number;
+  /** The agent reserving: its reservations over all claims are counted for the rule. */
+  readonly agent: string;
+}
+
+/** Changes a scope's reservations kept beyond the latest; an index further behind reads the scope again. */
+export const RESERVATION_CHANGES_KEPT = 10_000;
+
+/**
+ * How a scope's reservations changed since a version. Every insert, update and delete of a reservation bumps its
+ * scope's version and logs the id, by trigger, in the same transaction (the reservation_changes migrations), so whatever
+ * writes a reservation, an index catches up by these ids.
+ */
+export interface ReservationChanges {
+  readonly scope: string;
+  /** The version asked from, and the version these changes bring it to. */
+  readonly since: number;
+  readonly version: number;
+  /** true: `rows` are every reservation in the scope, and an index starts again from them. */
+  readonly full: boolean;
+  /** The ids changed since `since` (inserted, updated or deleted); empty when full. */
+  readonly changed: readonly number[];
+  /** The rows of those ids as they are now (a deleted one is absent), or every row when full. */
+  readonly rows: readonly Reservation[];
+}
+
+/** What a reservation rule sees beside the claim's own rows: what changed in the scope, and the agent's total. */
+export interface ReservationSight {
+  readonly changes: ReservationChanges;
+  /** Live reservations the acting agent holds, over all its claims and scopes. */
+  readonly agentHolds: number;
 }
 
 /** What a reservation rule asks the store to write: rows to add (or re-reserve) on the current claim, and the history row. */
@@ -318,10 +351,10 @@ export interface ReservationChange {
 }
 
 /**
- * A pure reservation rule: given the task as stored, the reservations its current claim holds, and every live
- * reservation that may overlap the lookup, returns the change or throws a BoardError.
+ * A pure reservation rule: given the task as stored, the reservations its current claim holds, and (with a lookup)
+ * what changed in the scope since the caller's index and the agent's total, returns the change or throws a BoardError.
  */
-export type DecideReservation = (task: Task, own: readonly Reservation[], nearby: readonly Reservation[]) => ReservationChange;
+export type DecideReservation = (task: Task, own: readonly Reservation[], sight: ReservationSight | undefined) => ReservationChange;
 
 export interface BoardStore {
   /** With dependencies, `check` judges them as stored now, inside the same transaction. */
@@ -386,10 +419,8 @@ export interface BoardStore {
    * `paths_released` row, in the transaction that ends the claim (release, submit, cancel, lapse).
    */
   changeReservations(taskId: number, lookup: ReservationLookup | undefined, decide: DecideReservation, extras?: WriteExtras<Reservation[]>): Promise<Reservation[]>;
-  /** Live reservations in a scope that may overlap a pattern with any of these prefix keys (a superset: the caller decides). */
-  reservationsNear(lookup: ReservationLookup): Promise<Reservation[]>;
-  /** Live reservations in a scope, oldest first, ids above afterId. */
-  listReservations(scope: string, afterId: number, limit: number): Promise<Reservation[]>;
+  /** How a scope's reservations changed since a version (-1: every row), for an index to catch up. */
+  reservationChanges(scope: string, since: number): Promise<ReservationChanges>;
   /** The reservations a task's current claim holds. */
   reservationsOf(taskId: number): Promise<Reservation[]>;
   /** Ends the lease if this instance holds it. */

@@ -2,11 +2,11 @@
 import { z } from 'zod';
 import { LIMITS } from '../limits.js';
 import { isoTime, optionalText, taskId, wellFormedText } from '../fields.js';
-import { pathPattern } from '../path-patterns.js';
+import { checkedPath, pathPattern, reservedPatternProblem } from '../path-patterns.js';
 import { untrustedWarning } from '../schemas.js';
 import { defineTool } from './define.js';
 
-const OVERLAP = 'Patterns are repository-relative: * and ? match within a folder name, ** across folders, src/auth covers src/auth/**.';
+const OVERLAP = 'Patterns are repository-relative: * matches part of the last name (src/*.ts, index.*), ** any folders, first or last only (**/*.md, src/**); src/auth covers src/auth/**.';
 
 export const reservationSchema = z.object({
   id: z.number().int(),
@@ -55,7 +55,7 @@ export const releasePaths = defineTool({
   input: z.strictObject({
     task_id: taskId,
     paths: z
-      .array(pathPattern('path'), { error: 'paths must be a list of patterns you reserved' })
+      .array(pathPattern('path', reservedPatternProblem), { error: 'paths must be a list of patterns you reserved' })
       .min(1, { error: 'paths: give at least one pattern, or leave paths out to release all' })
       .max(LIMITS.reservePaths, { error: `paths has more than ${LIMITS.reservePaths} entries; the limit is ${LIMITS.reservePaths}, or leave paths out to release all` })
       .optional(),
@@ -93,12 +93,18 @@ export const listReservations = defineTool({
 export const checkPaths = defineTool({
   name: 'check_paths',
   title: 'Check paths',
-  description: `For each path, whether another agent holds it exclusively, who and on which task: what the pre-commit guard asks. ${OVERLAP}`,
+  description: `For each file, whether another agent holds it exclusively, who and on which task: what the pre-commit guard asks. Paths are literal file names (a * in one is a *).`,
   input: z.strictObject({
     paths: z
-      .array(pathPattern('path'), { error: 'paths must be a list of repository-relative paths' })
+      .array(checkedPath('path'), { error: 'paths must be a list of repository-relative file names' })
       .min(1, { error: 'paths: give at least one path' })
-      .max(LIMITS.checkPaths, { error: `paths has more than ${LIMITS.checkPaths} entries; the limit is ${LIMITS.checkPaths} a call. Split the list` }),
+      .max(LIMITS.checkPaths, { error: `paths has more than ${LIMITS.checkPaths} entries; the limit is ${LIMITS.checkPaths} a call. Split the list` })
+      .superRefine((paths, ctx) => {
+        const chars = paths.reduce((n, p) => n + p.length, 0);
+        if (chars > LIMITS.checkPathsChars) {
+          ctx.addIssue({ code: 'custom', message: `paths hold ${chars} characters in all; the limit is ${LIMITS.checkPathsChars} a call. Split the list` });
+        }
+      }),
     scope,
   }),
   output: z.object({
@@ -106,7 +112,9 @@ export const checkPaths = defineTool({
       z.object({
         path: z.string(),
         held: z.boolean().describe('Another agent holds an exclusive reservation overlapping it'),
-        holders: z.array(reservationSchema.pick({ agent: true, task_id: true, claim_id: true, pattern: true })),
+        holders: z
+          .array(reservationSchema.pick({ agent: true, task_id: true, claim_id: true, pattern: true }))
+          .describe(`Up to ${LIMITS.holdersPerPath} of the reservations holding it`),
       }),
     ),
     untrusted_content_warning: untrustedWarning,

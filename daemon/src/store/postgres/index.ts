@@ -21,6 +21,7 @@ import type {
   PendingCounts,
   PendingQuery,
   ReceiptRow,
+  ReservationChanges,
   ReservationLookup,
   StoredResponse,
   StoredRoomMessage,
@@ -181,11 +182,12 @@ export class PostgresStore implements BoardStore {
   changeReservations(taskId: number, lookup: ReservationLookup | undefined, decide: DecideReservation, extras?: WriteExtras<Reservation[]>): Promise<Reservation[]> {
     return this.write(async (tx) => reservations.changeReservations(tx, await tasks.lockTask(tx, taskId), lookup, decide, extras));
   }
-  reservationsNear(lookup: ReservationLookup): Promise<Reservation[]> {
-    return this.read((tx) => reservations.near(tx, lookup));
-  }
-  listReservations(scope: string, afterId: number, limit: number): Promise<Reservation[]> {
-    return reservations.page(this.sql, scope, afterId, limit);
+  async reservationChanges(scope: string, since: number): Promise<ReservationChanges> {
+    // The version alone first: most calls find nothing new, and pay one statement for it.
+    const version = await reservations.scopeVersion(this.sql, scope);
+    if (since >= 0 && since === version) return reservations.changesSince(this.sql, scope, since, version);
+    // The log and the rows in one snapshot with the version they are read at.
+    return this.read(async (tx) => reservations.changesSince(tx, scope, since, await reservations.scopeVersion(tx, scope)));
   }
   reservationsOf(taskId: number): Promise<Reservation[]> {
     return reservations.ofTask(this.sql, taskId);

@@ -22,6 +22,7 @@ import type {
   PendingCounts,
   PendingQuery,
   ReceiptRow,
+  ReservationChanges,
   ReservationLookup,
   StoredResponse,
   StoredRoomMessage,
@@ -199,11 +200,9 @@ export class SqliteStore implements BoardStore {
   async changeReservations(taskId: number, lookup: ReservationLookup | undefined, decide: DecideReservation, extras?: WriteExtras<Reservation[]>): Promise<Reservation[]> {
     return this.write(() => this.reservations.changeReservations(this.tasks.lockTask(taskId), lookup, decide, extras));
   }
-  async reservationsNear(lookup: ReservationLookup): Promise<Reservation[]> {
-    return this.reservations.near(lookup);
-  }
-  async listReservations(scope: string, afterId: number, limit: number): Promise<Reservation[]> {
-    return this.reservations.page(scope, afterId, limit);
+  async reservationChanges(scope: string, since: number): Promise<ReservationChanges> {
+    // Synchronous, on the one connection between group commits: nothing can change the scope while it reads.
+    return this.reservations.changes(scope, since);
   }
   async reservationsOf(taskId: number): Promise<Reservation[]> {
     return this.reservations.ofTask(taskId);

@@ -1,10 +1,10 @@
-// Path reservations on SQLite: the same lookups as PostgreSQL's postgres/reservations.ts, as statements prepared once.
+// Path reservations on SQLite: the same reads as PostgreSQL's postgres/reservations.ts, as statements prepared once.
 // Changes run inside the store's group commit, which has the one write lock: overlapping exclusive claims cannot race.
 import type Database from 'better-sqlite3';
 import type { Reservation, Task } from 'roundtable-shared';
 import { pathsReleasedRow, reservationsChangedRow, type EndedClaim } from '../history-rows.js';
-import { distinctReservations, nearReads, toReservation, type ReservationRow } from '../reservation-rows.js';
-import type { DecideReservation, NewReservation, ReservationLookup, WriteExtras } from '../store.js';
+import { changesToRead, toReservation, type ReservationRow } from '../reservation-rows.js';
+import type { DecideReservation, NewReservation, ReservationChanges, ReservationLookup, WriteExtras } from '../store.js';
 import type { SqliteActivity } from './activity.js';
 import type { SqliteAudit } from './audit.js';
 
@@ -28,12 +28,11 @@ export class SqliteReservations {
       deleteClaim: db.prepare('DELETE FROM reservations WHERE claim_id = ?'),
       ofClaim: db.prepare(`SELECT ${COLUMNS} FROM reservations WHERE claim_id = ? ORDER BY id`),
       ofTask: db.prepare(`SELECT ${COLUMNS} FROM reservations WHERE task_id = ? ORDER BY id`),
-      // Candidates for a pattern with key K: reservations whose key is K or one of its ancestors (exact lookups), and
-      // those whose key starts with K (one index range). Both walk the (scope, prefix) index.
-      atPrefix: db.prepare(`SELECT ${COLUMNS} FROM reservations WHERE scope = ? AND prefix = ?`),
-      underPrefix: db.prepare(`SELECT ${COLUMNS} FROM reservations WHERE scope = ? AND prefix > ? AND prefix < ?`),
-      inScope: db.prepare(`SELECT ${COLUMNS} FROM reservations WHERE scope = ?`),
-      page: db.prepare(`SELECT ${COLUMNS} FROM reservations WHERE scope = ? AND id > ? ORDER BY id LIMIT ?`),
+      ofAgent: db.prepare('SELECT COUNT(*) FROM reservations WHERE agent = ?').pluck(),
+      version: db.prepare('SELECT version FROM reservation_versions WHERE scope = ?').pluck(),
+      changedIds: db.prepare('SELECT DISTINCT reservation_id FROM reservation_changes WHERE scope = ? AND version > ? AND version <= ?').pluck(),
+      byIds: db.prepare(`SELECT ${COLUMNS} FROM reservations WHERE scope = ? AND id IN (SELECT value FROM json_each(?)) ORDER BY id`),
+      inScope: db.prepare(`SELECT ${COLUMNS} FROM reservations WHERE scope = ? ORDER BY id`),
     };
   }
 
@@ -45,19 +44,16 @@ export class SqliteReservations {
     return (this.stmt.ofTask.all(taskId) as ReservationRow[]).map(toReservation);
   }
 
-  /** A superset of the live reservations that may overlap a pattern with one of the lookup's keys; each once. */
-  near(lookup: ReservationLookup): Reservation[] {
-    const reads = nearReads(lookup);
-    if (reads.wholeScope) return distinctReservations(this.stmt.inScope.all(lookup.scope) as ReservationRow[]);
-    const lists = [
-      ...reads.under.map(({ from, past }) => this.stmt.underPrefix.all(lookup.scope, from, past) as ReservationRow[]),
-      ...reads.at.map((key) => this.stmt.atPrefix.all(lookup.scope, key) as ReservationRow[]),
-    ];
-    return distinctReservations(lists.flat());
-  }
-
-  page(scope: string, afterId: number, limit: number): Reservation[] {
-    return (this.stmt.page.all(scope, afterId, limit) as ReservationRow[]).map(toReservation);
+  /** How the scope changed since `since` (run inside one transaction, or the write's own). */
+  changes(scope: string, since: number): ReservationChanges {
+    const version = (this.stmt.version.get(scope) as number | undefined) ?? 0;
+    const read = changesToRead(since, version);
+    if (read === 'nothing') return { scope, since, version, full: false, changed: [], rows: [] };
+    if (read === 'none-ever') return { scope, since, version, full: true, changed: [], rows: [] };
+    if (read === 'every') return { scope, since, version, full: true, changed: [], rows: (this.stmt.inScope.all(scope) as ReservationRow[]).map(toReservation) };
+    const changed = this.stmt.changedIds.all(scope, since, version) as number[];
+    const rows = (this.stmt.byIds.all(scope, JSON.stringify(changed)) as ReservationRow[]).map(toReservation);
+    return { scope, since, version, full: false, changed, rows };
   }
 
   private add(row: { taskId: number; claimId: number; agent: string; scope: string; at: string } & NewReservation): void {
@@ -77,7 +73,8 @@ export class SqliteReservations {
   /** Adds or removes reservations on the task's current claim as the rule decides, with a history row. */
   changeReservations(task: Task, lookup: ReservationLookup | undefined, decide: DecideReservation, extras: WriteExtras<Reservation[]> | undefined): Reservation[] {
     const own = task.claim_id === null ? [] : this.ofClaim(task.claim_id);
-    const change = decide(task, own, lookup ? this.near(lookup) : []);
+    const sight = lookup && { changes: this.changes(lookup.scope, lookup.since), agentHolds: this.stmt.ofAgent.get(lookup.agent) as number };
+    const change = decide(task, own, sight);
     const at = new Date().toISOString();
     for (const id of change.remove) this.stmt.deleteOne.run(id, change.claimId);
     for (const row of change.add) this.add({ ...row, taskId: task.id, claimId: change.claimId, agent: change.actor, scope: change.scope, at });
