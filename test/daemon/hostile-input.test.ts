@@ -256,11 +256,23 @@ describe('a body over 1 MB on /mcp (item 9; before any store is read)', () => {
         body: chunked ? new Blob([big]).stream() : big,
         ...(chunked && { duplex: 'half' }),
       } as RequestInit);
-    const mcp = await send('/mcp');
+    // The daemon answers as soon as the limit is passed and then closes the connection with the body's rest unread,
+    // so a client still writing may see the reset (EPIPE) instead of the answer: seen about 1 in 25 chunked sends.
+    // That is the client's race, not what is answered, so a send lost that way is repeated (at most 4 times).
+    const answered = async (path: string): Promise<Response> => {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await send(path);
+        } catch (error) {
+          if (!chunked || attempt === 4) throw error;
+        }
+      }
+    };
+    const mcp = await answered('/mcp');
     expect(mcp.status).toBe(413);
     expect(mcp.headers.get('content-type')).toMatch(/^application\/json/);
     expect(await mcp.json()).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'the request body is too large; the limit is 1 MB' } });
-    const json = await send('/api/v1/tools/whoami');
+    const json = await answered('/api/v1/tools/whoami');
     expect(json.status).toBe(400);
     expect(await json.json()).toEqual({ error: { code: 'invalid_input', message: 'the request body is too large; the limit is 1 MB' } });
   });
