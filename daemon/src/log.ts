@@ -1,6 +1,7 @@
 // The daemon's logger (pino): JSON lines on stderr, human-readable lines when stderr is a terminal.
 // Never pass it a token or board text: log names, ids, codes and durations only.
 import pino, { type DestinationStream, type Logger } from 'pino';
+import { LineBatch } from './log-batch.js';
 
 const LEVEL_NAMES: Record<number, string> = { 10: 'TRACE', 20: 'DEBUG', 30: 'INFO', 40: 'WARN', 50: 'ERROR', 60: 'FATAL' };
 
@@ -19,6 +20,12 @@ function terminalLines(): DestinationStream {
 
 const level = process.env['ROUNDTABLE_LOG_LEVEL'] ?? 'info';
 
+/**
+ * Not a terminal: the lines of one event-loop turn go to stderr in one write at its end (log-batch.ts), and a request
+ * is answered only once its lines are written (logWritten), so no answered request lacks its line after a crash.
+ */
+const batch = process.stderr.isTTY ? undefined : new LineBatch(pino.destination({ fd: 2, sync: true }));
+
 export const logger: Logger = pino(
   {
     level: ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'].includes(level) ? level : 'info',
@@ -27,8 +34,13 @@ export const logger: Logger = pino(
     // A last line of defence: these keys never reach a log line, whoever passes them.
     redact: { paths: ['token', 'authorization', '*.token', '*.authorization', 'headers.authorization'], censor: '[redacted]' },
   },
-  process.stderr.isTTY ? terminalLines() : pino.destination({ fd: 2, sync: true }),
+  batch ?? terminalLines(),
 );
+
+/** Resolves once every line logged so far is written to stderr (at once on a terminal, where each is written as it comes). */
+export function logWritten(): Promise<void> {
+  return batch ? batch.written() : Promise.resolve();
+}
 
 type Fields = Record<string, unknown>;
 

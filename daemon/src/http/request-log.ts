@@ -1,8 +1,9 @@
 // Gives every request an id and logs its outcome: method, path, status, agent, duration. No headers, no bodies.
+// The answer goes out only once its line (and the tool call's) is written: lines are written once per event-loop turn.
 import { randomUUID } from 'node:crypto';
 import type { MiddlewareHandler } from 'hono';
 import type { Agent } from '../agents.js';
-import { logger } from '../log.js';
+import { logger, logWritten } from '../log.js';
 
 export type RequestVariables = { requestId: string; agent?: Agent };
 
@@ -24,5 +25,6 @@ export function requestLog(): MiddlewareHandler<{ Variables: RequestVariables }>
       },
       'request',
     );
+    await logWritten();
   };
 }
