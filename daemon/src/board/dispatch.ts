@@ -131,11 +131,7 @@ export class ToolDispatcher {
         if (tool.mutates) ticket = new AuditTicket({ agent: agent.name, tool: tool.name, taskId: taskId ?? null, face: options.face }, renewal);
         stage = 'handler';
         try {
-          output = await handler(agent, input as never, {
-            ...(claim && { idempotency: claim }),
-            ...(ticket && { audit: ticket }),
-            ...(options.signal && { signal: options.signal }),
-          });
+          output = await handler(agent, input as never, callContext(claim, ticket, options));
         } catch (error) {
           // A concurrent request with the same key won; ours was rolled back, so answer with its response.
           if (!(error instanceof IdempotencyKeyTaken) || !claim) throw error;
@@ -194,6 +190,13 @@ export class ToolDispatcher {
     }
     return JSON.parse(stored.response) as Record<string, unknown>;
   }
+}
+
+/** The handler's context; the request's signal is read only if the handler reads it (only a wait does). */
+function callContext(claim: IdempotencyClaim | undefined, ticket: AuditTicket | undefined, options: CallOptions): CallContext {
+  const ctx = { ...(claim && { idempotency: claim }), ...(ticket && { audit: ticket }) };
+  if (!('signal' in options)) return ctx;
+  return Object.defineProperty(ctx, 'signal', { get: () => options.signal, enumerable: true });
 }
 
 function auditFields(row: { agent: string; tool: string; taskId: number | null; outcome: string }): Record<string, unknown> {
