@@ -1,5 +1,7 @@
-// Log lines batched by event-loop turn: every line logged in one turn is written to its destination in one write at
-// the turn's end (setImmediate), instead of one synchronous write per line. written() says when the lines so far are
+// Log lines batched by turn: every line logged while the microtask queue runs is written to its destination in one write
+// once that queue is empty (process.nextTick scheduled from a microtask runs then), instead of one synchronous write per
+// line. A group commit's answers all run in one such turn, so their lines go out in one write, in the same event-loop
+// iteration (setImmediate would hold every answer for one more iteration, and cost more than it saves). written() says when the lines so far are
 // out, so a request can be answered after its own lines: a crash (even SIGKILL) then loses only lines of requests not
 // yet answered. At exit whatever is pending is written synchronously.
 
@@ -22,7 +24,7 @@ export class LineBatch {
     this.lines.push(line);
     if (!this.scheduled) {
       this.scheduled = true;
-      setImmediate(() => this.flush());
+      process.nextTick(() => this.flush());
     }
   }
 

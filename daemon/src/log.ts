@@ -44,6 +44,20 @@ export function logWritten(): Promise<void> {
 
 type Fields = Record<string, unknown>;
 
+/**
+ * The two lines every request writes (its tool call, its request), at info, without pino's general path: their keys
+ * are fixed names, ids, codes and numbers (never a token or board text), so there is nothing to redact, and the line
+ * is pino's own format (level, time, the fields, msg). Elsewhere (a terminal, another level) it is pino's line.
+ */
+export function infoLine(msg: string, fields: Fields): void {
+  if (!batch || !logger.isLevelEnabled('info')) {
+    logger.info(fields, msg);
+    return;
+  }
+  const body = JSON.stringify(fields);
+  batch.write(`{"level":30,"time":"${new Date().toISOString()}",${body.length > 2 ? `${body.slice(1, -1)},` : ''}"msg":${JSON.stringify(msg)}}\n`);
+}
+
 export const log = {
   debug: (msg: string, fields?: Fields) => logger.debug(fields ?? {}, msg),
   info: (msg: string, fields?: Fields) => logger.info(fields ?? {}, msg),

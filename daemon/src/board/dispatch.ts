@@ -4,7 +4,7 @@ import { findTool, IDEMPOTENCY_KEY_PATTERN, IDEMPOTENCY_KEY_TTL_MS, LIMITS, type
 import type { z } from 'zod';
 import type { Agent } from '../agents.js';
 import { asBoardError, InvalidInput, NotFound, RateLimited, Unavailable, type BoardError } from '../errors.js';
-import { log, logger } from '../log.js';
+import { infoLine, log } from '../log.js';
 import type { RateLimit } from '../rate-limit.js';
 import { withCallDeadline } from '../store/call-deadline.js';
 import { AuditTicket, IdempotencyKeyTaken, type BoardStore, type Face, type LeaseRenewal } from '../store/store.js';
@@ -159,10 +159,15 @@ export class ToolDispatcher {
       if (renewal) this.options.leases.renewalFailed(renewal);
       outcome = failure.code;
     }
-    logger.info(
-      { request_id: options.requestId, agent: agent.name, tool: tool?.name ?? 'unknown_tool', task_id: auditTaskId, outcome, face: options.face, duration_ms: Math.round((performance.now() - started) * 10) / 10 },
-      'tool call',
-    );
+    infoLine('tool call', {
+      request_id: options.requestId,
+      agent: agent.name,
+      tool: tool?.name ?? 'unknown_tool',
+      task_id: auditTaskId,
+      outcome,
+      face: options.face,
+      duration_ms: Math.round((performance.now() - started) * 10) / 10,
+    });
     if (!failure) return output!;
     const row = { agent: agent.name, tool: tool ? tool.name : 'unknown_tool', taskId: auditTaskId ?? null, outcome, face: options.face };
     // A change whose commit went unanswered may stand, with its own `ok` row, and so may a read's row whose commit
