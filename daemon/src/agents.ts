@@ -94,7 +94,10 @@ export class AgentDirectory {
     this.byName = new Map(entries.map((e) => [e.name, e]));
   }
 
-  /** Compares the token's hash with every agent's in constant time; never logs the token. */
+  /**
+   * A token matched before is answered from memory; any other's hash is compared with every agent's in constant time.
+   * Never logs the token.
+   */
   findByToken(token: string): Agent | undefined {
     const known = this.matched.get(token);
     if (known) return known;

@@ -1,9 +1,9 @@
 // Log lines batched by turn: every line logged while the microtask queue runs is written to its destination in one write
 // once that queue is empty (process.nextTick scheduled from a microtask runs then), instead of one synchronous write per
 // line. A group commit's answers all run in one such turn, so their lines go out in one write, in the same event-loop
-// iteration (setImmediate would hold every answer for one more iteration, and cost more than it saves). written() says when the lines so far are
-// out, so a request can be answered after its own lines: a crash (even SIGKILL) then loses only lines of requests not
-// yet answered. At exit whatever is pending is written synchronously.
+// iteration (setImmediate would hold every answer for one more iteration, and cost more than it saves). written() says
+// when the lines so far are out, so a request can be answered after its own lines: a crash (even SIGKILL) then loses
+// only lines of requests not yet answered. At exit whatever is pending is written synchronously.
 
 /** Where the lines go: a synchronous writer (pino's destination with sync: true, which retries a full pipe). */
 export interface LineSink {

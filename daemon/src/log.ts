@@ -21,7 +21,7 @@ function terminalLines(): DestinationStream {
 const level = process.env['ROUNDTABLE_LOG_LEVEL'] ?? 'info';
 
 /**
- * Not a terminal: the lines of one event-loop turn go to stderr in one write at its end (log-batch.ts), and a request
+ * Not a terminal: the lines logged until the microtask queue is empty go to stderr in one write (log-batch.ts); a request
  * is answered only once its lines are written (logWritten), so no answered request lacks its line after a crash.
  */
 const batch = process.stderr.isTTY ? undefined : new LineBatch(pino.destination({ fd: 2, sync: true }));

@@ -1,5 +1,5 @@
 // Gives every request an id and logs its outcome: method, path, status, agent, duration. No headers, no bodies.
-// The answer goes out only once its line (and the tool call's) is written: lines are written once per event-loop turn.
+// The answer goes out only once its line (and the tool call's) is written; lines are written in batches (log-batch.ts).
 import { randomUUID } from 'node:crypto';
 import type { MiddlewareHandler } from 'hono';
 import type { Agent } from '../agents.js';
