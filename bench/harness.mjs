@@ -409,7 +409,10 @@ export function seedListBoard(path, n = CONFIG.listTasks) {
 // ---------------------------------------------------------------------------------------------------------------
 // Servers.
 
-/** options.bin: another daemon build (the lease bench's baseline); options.env: more settings; options.nodeArgs: more node flags. */
+/**
+ * options.bin: another daemon build (the lease bench's baseline); options.env: more settings; options.nodeArgs: more
+ * node flags; options.logLevel: ROUNDTABLE_LOG_LEVEL (warn unless given; info is the daemon's default).
+ */
 export function startDaemon(dbPath, agentsPath, baseEnv, options = {}) {
   return startServer(
     'daemon',
@@ -421,7 +424,7 @@ export function startDaemon(dbPath, agentsPath, baseEnv, options = {}) {
       ROUNDTABLE_DB_PATH: dbPath,
       ROUNDTABLE_AGENTS_CONFIG: agentsPath,
       ROUNDTABLE_RATE_LIMIT_PER_MINUTE: String(CONFIG.rateLimit),
-      ROUNDTABLE_LOG_LEVEL: 'warn',
+      ROUNDTABLE_LOG_LEVEL: options.logLevel ?? 'warn',
     },
     baseEnv,
   );

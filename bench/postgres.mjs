@@ -2,6 +2,7 @@
 // daemons on PostgreSQL beside one daemon on SQLite (synchronous=FULL), in the same run; and cross-daemon wake-up
 // latency. They need a PostgreSQL cluster: ROUNDTABLE_BENCH_PG_URL (or ROUNDTABLE_TEST_PG_URL), an admin URL that may
 // create databases (scripts/pg-cluster.sh start prints one). Without it the sections say so and measure nothing.
+import { readdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
@@ -178,3 +179,155 @@ export async function benchPgWake(h, { rounds }) {
   h.report.row('pg_wake', ['waiter on A, task created through B', h.fmt.ms(p.p50), h.fmt.ms(p.p99), h.fmt.ms(p.mean)]);
   h.report.target(`cross-daemon wake-up p99 < ${h.TARGETS.maxWakeP99Ms} ms`, `p99 ${h.fmt.ms(p.p99)} ms (p50 ${h.fmt.ms(p.p50)})`, p.p99 < h.TARGETS.maxWakeP99Ms);
 }
+
+/** A TCP relay to PostgreSQL that counts round trips: a burst of bytes from the daemon after an answer is one. */
+async function countingRelay(target) {
+  const net = await import('node:net');
+  const stats = { roundTrips: 0 };
+  const server = net.createServer((client) => {
+    const upstream = net.connect(Number(target.port), target.hostname);
+    let answered = true;
+    client.on('data', (chunk) => {
+      if (answered) stats.roundTrips++;
+      answered = false;
+      upstream.write(chunk);
+    });
+    upstream.on('data', (chunk) => {
+      answered = true;
+      client.write(chunk);
+    });
+    const end = () => {
+      client.destroy();
+      upstream.destroy();
+    };
+    client.on('error', end).on('close', end);
+    upstream.on('error', end).on('close', end);
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { port: server.address().port, stats, close: () => new Promise((resolve) => server.close(resolve)) };
+}
+
+/** CPU ms of the PostgreSQL cluster's processes (the postmaster's children), or undefined when its folder is unknown. */
+function clusterCpuMs(h) {
+  const dir = process.env.ROUNDTABLE_BENCH_PG_DIR ?? process.env.ROUNDTABLE_TEST_PG_DIR;
+  if (!dir) return undefined;
+  let postmaster;
+  try {
+    postmaster = Number(readFileSync(join(dir, 'data/postmaster.pid'), 'utf8').split('\n')[0]);
+  } catch {
+    return undefined;
+  }
+  let total = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const fields = readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ')[1].split(' ');
+      if (Number(fields[1]) === postmaster || Number(entry) === postmaster) total += h.cpuMs(Number(entry));
+    } catch {
+      // a backend that ended meanwhile
+    }
+  }
+  return total;
+}
+
+/**
+ * Issue 27: what a durable claim costs on each store. CPU per claim of the daemon (and of the PostgreSQL cluster's
+ * processes, beside it) at 50 clients in interleaved rounds, SQLite and PostgreSQL, today and before issue 27 (built
+ * from git); and round trips per claim and per get_task on PostgreSQL, counted by a relay between the daemon and the
+ * cluster with one client (so no two calls share a burst), background work (lease and presence timers) included.
+ */
+export async function benchPgCost(h, { rounds, roundMs, clients, calls }) {
+  if (!ADMIN_URL) return skipped(h, 'pg_cost');
+  const rev = process.env.BENCH_MINIMAL_BEFORE_REV ?? 'ad29347';
+  const dir = h.makeTempDir();
+  const { path: agentsPath, agents } = h.writeAgents(dir);
+  const before = h.buildDaemonAt(rev, dir, 'pg-cost-before');
+  const relay = await countingRelay(new URL(ADMIN_URL));
+  const configs = [
+    { name: 'SQLite, now', pg: false },
+    { name: 'SQLite, before', pg: false, bin: before.bin },
+    { name: 'PostgreSQL, now', pg: true },
+    { name: 'PostgreSQL, before', pg: true, bin: before.bin },
+  ];
+  const daemons = {};
+  const loads = {};
+  try {
+    for (const config of configs) {
+      let url;
+      if (config.pg) {
+        url = new URL(await createDatabase('cost'));
+        url.port = String(relay.port);
+      }
+      const path = join(dir, `${config.name.replace(/\W+/g, '_')}.db`);
+      daemons[config.name] = await h.startDaemon(path, agentsPath, undefined, { logLevel: 'info', env: url ? { ROUNDTABLE_DATABASE_URL: url.toString() } : {}, ...(config.bin && { bin: config.bin }) });
+      await seedOpenTasks(config.pg ? { url: url.toString() } : { path }, 100_000);
+      let next = 1;
+      loads[config.name] = h.createLoad({ port: daemons[config.name].port, path: '/api/v1/tools/claim_task', token: agents.claimer.token, body: () => `{"task_id":${next++}}`, concurrency: clients });
+      loads[config.name].nextId = () => next++;
+      await loads[config.name].run(h.CONFIG.warmupMs, false);
+    }
+    const cpu = Object.fromEntries(configs.map((c) => [c.name, []]));
+    const pgCpu = Object.fromEntries(configs.map((c) => [c.name, []]));
+    const rps = Object.fromEntries(configs.map((c) => [c.name, []]));
+    for (let round = 0; round < rounds; round++) {
+      for (const config of round % 2 ? [...configs].reverse() : configs) {
+        const load = loads[config.name];
+        const pid = daemons[config.name].child.pid;
+        const ok0 = load.result().totalOk;
+        const c0 = h.cpuMs(pid);
+        const p0 = clusterCpuMs(h);
+        const t = performance.now();
+        await load.run(roundMs, false);
+        const n = load.result().totalOk - ok0;
+        rps[config.name].push(n / ((performance.now() - t) / 1000));
+        cpu[config.name].push((h.cpuMs(pid) - c0) / n);
+        const p1 = clusterCpuMs(h);
+        if (p0 !== undefined && p1 !== undefined) pgCpu[config.name].push((p1 - p0) / n);
+      }
+    }
+    // Round trips with one client: claims of fresh tasks, then get_task of those.
+    const trips = {};
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    for (const config of configs.filter((c) => c.pg)) {
+      const port = daemons[config.name].port;
+      const ids = Array.from({ length: calls }, () => loads[config.name].nextId());
+      const measure = async (tool, token) => {
+        const r0 = relay.stats.roundTrips;
+        for (const id of ids) {
+          const res = await postToolAnswer(agent, port, token, tool, { task_id: id }, 30_000);
+          if (res.status !== 200) throw new Error(`${tool} via ${config.name}: HTTP ${res.status} ${res.body.slice(0, 200)}`);
+        }
+        return (relay.stats.roundTrips - r0) / calls;
+      };
+      trips[config.name] = { claim: await measure('claim_task', agents.claimer.token), get: await measure('get_task', agents.claimer.token) };
+    }
+    agent.destroy();
+    const spread = (xs, f) => (xs.length ? `${f(median(xs))} (${f(Math.min(...xs))}-${f(Math.max(...xs))})` : '-');
+    h.report.table(
+      'pg_cost',
+      `What a durable claim costs on each store: ${clients} clients, ${rounds} interleaved rounds of ${roundMs} ms, median (min-max); CPU of the daemon process and of the PostgreSQL cluster's processes (/proc) per claim; round trips daemon <-> PostgreSQL per call over ${calls} calls with one client, counted by a relay (background timers included); "before" is git ${rev}; daemons at log level info`,
+      ['store', 'claims/s', 'daemon CPU ms / claim', 'PostgreSQL CPU ms / claim', 'round trips / claim', 'round trips / get_task'],
+    );
+    for (const config of configs) {
+      const t = trips[config.name];
+      h.report.row('pg_cost', [
+        config.name,
+        spread(rps[config.name], h.fmt.rps),
+        spread(cpu[config.name], (x) => x.toFixed(3)),
+        config.pg ? spread(pgCpu[config.name], (x) => x.toFixed(3)) : '',
+        t ? t.claim.toFixed(2) : '',
+        t ? t.get.toFixed(2) : '',
+      ]);
+    }
+  } finally {
+    for (const l of Object.values(loads)) l.close();
+    await Promise.all(Object.values(daemons).map((d) => h.stopServer(d)));
+    await relay.close();
+    before.remove();
+  }
+}
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};

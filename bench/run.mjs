@@ -34,8 +34,14 @@
 //   apps.mjs          agent_apps            the real agent apps (scripts/install-apps.sh): launch to the first board tool
 //                                           result per app; Claude Code's logged connect time for setup's entry, the
 //                                           HTTP transport and the npx form (BENCH_APP_RUNS, 10)
+//   minimal.mjs       minimal_route         durable claim_task (50 clients) and get_task (10) through the daemon now, the
+//                                           daemon before issue 27 (from git), the bare route and a minimal route (Hono +
+//                                           better-sqlite3, tasks/activity/audit only): calls/s and CPU per call, both
+//                                           ratios, 5 interleaved rounds (BENCH_MINIMAL_ROUNDS, BENCH_MINIMAL_ROUND_MS)
 //   postgres.mjs      pg_claims, pg_wake    durable claims/s with 1-3 daemons on PostgreSQL beside one on SQLite; the
 //                                           cross-daemon wake-up (need ROUNDTABLE_TEST_PG_URL or a local cluster)
+//                     pg_cost               CPU per durable claim (daemon, and the cluster with ROUNDTABLE_TEST_PG_DIR) on
+//                                           SQLite and PostgreSQL, now and before issue 27; round trips per claim/get_task
 // Each section is one async function that starts its own servers on 127.0.0.1 over its own seeded database copy,
 // measures, stops them, and adds rows to the shared report; adding a section means adding it to SECTIONS below.
 //
@@ -53,9 +59,10 @@ import { benchCpuPerCall, benchDurableWrites, benchGetTask10, benchLoneWrite, be
 import {
   against,
   CONFIG,
+  cpuMs,
+  createLoad,
   envInt,
   MIGRATIONS,
-  envInt,
   inRounds,
   buildDaemonAt,
   ROOT,
@@ -86,9 +93,10 @@ import { benchScale } from './scale.mjs';
 import { benchToolList } from './tool-list.mjs';
 import { benchWaitCap } from './waits.mjs';
 import { benchMcpConnect } from './mcp-revisions.mjs';
-import { benchPgClaims, benchPgWake } from './postgres.mjs';
+import { benchPgClaims, benchPgCost, benchPgWake } from './postgres.mjs';
+import { benchMinimalRoute } from './minimal.mjs';
 
-const liveHelpers = () => ({ report, makeTempDir, writeAgents, startDaemon, stopServer, percentiles, fmt, TARGETS, ROOT, seedTasks: seedListBoard, buildDaemonAt, WAITS_PER_AGENT, postToolAnswer, against });
+const liveHelpers = () => ({ CONFIG, cpuMs, createLoad, report, makeTempDir, writeAgents, startDaemon, stopServer, percentiles, fmt, TARGETS, ROOT, seedTasks: seedListBoard, buildDaemonAt, WAITS_PER_AGENT, postToolAnswer, against });
 
 const SECTIONS = [
   { file: 'daemon', name: 'get_task', run: benchGetTask },
@@ -122,7 +130,9 @@ const SECTIONS = [
   { file: 'mcp-revisions', name: 'mcp_connect', run: benchMcpConnect },
   { file: 'scale', name: 'scale', run: benchScale },
   { file: 'apps', name: 'agent_apps', run: () => benchAgentApps({ ...liveHelpers(), inRounds }, { runs: envInt('BENCH_APP_RUNS', 10) }) },
+  { file: 'minimal', name: 'minimal_route', run: benchMinimalRoute },
   { file: 'postgres', name: 'pg_claims', run: () => benchPgClaims(liveHelpers(), { concurrency: 24, seed: 100_000, warmupMs: 1000, measureMs: 5000 }) },
+  { file: 'postgres', name: 'pg_cost', run: () => benchPgCost(liveHelpers(), { rounds: envInt('BENCH_MINIMAL_ROUNDS', 5), roundMs: envInt('BENCH_MINIMAL_ROUND_MS', 2000), clients: 50, calls: 200 }) },
   { file: 'postgres', name: 'pg_wake', run: () => benchPgWake(liveHelpers(), { rounds: 200 }) },
 ];
 

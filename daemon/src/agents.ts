@@ -71,9 +71,18 @@ export function generateToken(): string {
   return `rt_${randomBytes(32).toString('base64url')}`;
 }
 
+/** How many presented tokens a directory remembers; past it the memory is emptied and refilled (a few per agent). */
+const TOKEN_CACHE_PER_AGENT = 4;
+
 export class AgentDirectory {
   private readonly entries: readonly AgentEntry[];
   private readonly byName: ReadonlyMap<string, AgentEntry>;
+  /**
+   * Tokens this directory has matched, with their agent: a hit skips the hash and the compare with every agent. Only a
+   * token that matched is kept, so a guessed one never lands here; and the memory lives and dies with this directory,
+   * which a reload replaces whole (agents-registry.ts), so a removed or rotated token fails from the reload on, as before.
+   */
+  private readonly matched = new Map<string, Agent>();
 
   constructor(
     entries: readonly AgentEntry[],
@@ -85,9 +94,19 @@ export class AgentDirectory {
     this.byName = new Map(entries.map((e) => [e.name, e]));
   }
 
-  /** Compares the token's hash with every agent's in constant time; never logs the token. */
+  /**
+   * A token matched before is answered from memory; any other's hash is compared with every agent's in constant time.
+   * Never logs the token.
+   */
   findByToken(token: string): Agent | undefined {
-    return this.findByTokenHash(createHash('sha256').update(token, 'utf8').digest());
+    const known = this.matched.get(token);
+    if (known) return known;
+    const agent = this.findByTokenHash(createHash('sha256').update(token, 'utf8').digest());
+    if (agent) {
+      if (this.matched.size >= this.entries.length * TOKEN_CACHE_PER_AGENT) this.matched.clear();
+      this.matched.set(token, Object.freeze(agent));
+    }
+    return agent;
   }
 
   /** The same lookup from a stored hash (web sessions keep the hash, never the token). */

@@ -86,7 +86,13 @@ function boardHandlers(dispatcher: ToolDispatcher): BoardToolHandlers {
     },
     call: (name, args, request) => {
       const caller = callerOf(request.authInfo);
-      return dispatcher.call(caller.agent, name, args, { requestId: caller.requestId, signal: caller.signal, face: 'mcp' });
+      return dispatcher.call(caller.agent, name, args, {
+        requestId: caller.requestId,
+        get signal() {
+          return caller.signal;
+        },
+        face: 'mcp',
+      });
     },
     toErrorBody: (error) => asBoardError(error).toBody(),
   };
@@ -142,7 +148,14 @@ export function mcpRoutes(dispatcher: ToolDispatcher, options: McpRoutesOptions)
 
   /** A plain request answered here, as the SDK's server answers it (a test holds the two answers equal). */
   async function answerPlain(request: PlainRequest, c: Context<McpEnv>): Promise<string> {
-    const caller: Caller = { agent: c.get('agent'), requestId: c.get('requestId'), signal: c.req.raw.signal };
+    // The signal is made when read (a wait reads it): making it builds the request's whole Request object.
+    const caller: Caller = {
+      agent: c.get('agent'),
+      requestId: c.get('requestId'),
+      get signal() {
+        return c.req.raw.signal;
+      },
+    };
     if (request.method === 'tools/call') return plainCallAnswer(request, await runBoardTool(handlers, request.params, { authInfo: authInfoOf(caller) }), MODERN_FIELDS);
     const cache = { ttlMs: LIST_CACHE_HINT.ttlMs, cacheScope: LIST_CACHE_HINT.cacheScope };
     if (request.method === 'tools/list') return plainResultAnswer(request, { tools: handlers.list!({ authInfo: authInfoOf(caller) }).tools, ...cache }, MODERN_FIELDS);

@@ -4,7 +4,7 @@ import { findTool, IDEMPOTENCY_KEY_PATTERN, IDEMPOTENCY_KEY_TTL_MS, LIMITS, type
 import type { z } from 'zod';
 import type { Agent } from '../agents.js';
 import { asBoardError, InvalidInput, NotFound, RateLimited, Unavailable, type BoardError } from '../errors.js';
-import { log, logger } from '../log.js';
+import { infoLine, log } from '../log.js';
 import type { RateLimit } from '../rate-limit.js';
 import { withCallDeadline } from '../store/call-deadline.js';
 import { AuditTicket, IdempotencyKeyTaken, type BoardStore, type Face, type LeaseRenewal } from '../store/store.js';
@@ -131,11 +131,7 @@ export class ToolDispatcher {
         if (tool.mutates) ticket = new AuditTicket({ agent: agent.name, tool: tool.name, taskId: taskId ?? null, face: options.face }, renewal);
         stage = 'handler';
         try {
-          output = await handler(agent, input as never, {
-            ...(claim && { idempotency: claim }),
-            ...(ticket && { audit: ticket }),
-            ...(options.signal && { signal: options.signal }),
-          });
+          output = await handler(agent, input as never, callContext(claim, ticket, options));
         } catch (error) {
           // A concurrent request with the same key won; ours was rolled back, so answer with its response.
           if (!(error instanceof IdempotencyKeyTaken) || !claim) throw error;
@@ -163,10 +159,15 @@ export class ToolDispatcher {
       if (renewal) this.options.leases.renewalFailed(renewal);
       outcome = failure.code;
     }
-    logger.info(
-      { request_id: options.requestId, agent: agent.name, tool: tool?.name ?? 'unknown_tool', task_id: auditTaskId, outcome, face: options.face, duration_ms: Math.round((performance.now() - started) * 10) / 10 },
-      'tool call',
-    );
+    infoLine('tool call', {
+      request_id: options.requestId,
+      agent: agent.name,
+      tool: tool?.name ?? 'unknown_tool',
+      task_id: auditTaskId,
+      outcome,
+      face: options.face,
+      duration_ms: Math.round((performance.now() - started) * 10) / 10,
+    });
     if (!failure) return output!;
     const row = { agent: agent.name, tool: tool ? tool.name : 'unknown_tool', taskId: auditTaskId ?? null, outcome, face: options.face };
     // A change whose commit went unanswered may stand, with its own `ok` row, and so may a read's row whose commit
@@ -194,6 +195,13 @@ export class ToolDispatcher {
     }
     return JSON.parse(stored.response) as Record<string, unknown>;
   }
+}
+
+/** The handler's context; the request's signal is read only if the handler reads it (only a wait does). */
+function callContext(claim: IdempotencyClaim | undefined, ticket: AuditTicket | undefined, options: CallOptions): CallContext {
+  const ctx = { ...(claim && { idempotency: claim }), ...(ticket && { audit: ticket }) };
+  if (!('signal' in options)) return ctx;
+  return Object.defineProperty(ctx, 'signal', { get: () => options.signal, enumerable: true });
 }
 
 function auditFields(row: { agent: string; tool: string; taskId: number | null; outcome: string }): Record<string, unknown> {

@@ -24,7 +24,10 @@ export function apiRoutes(dispatcher: ToolDispatcher, store: BoardStore, leases:
     const idempotencyKey = c.req.header('idempotency-key');
     const options = {
       requestId: c.get('requestId'),
-      signal: c.req.raw.signal,
+      // Made when read (a wait reads it): making a request's AbortSignal builds its whole Request object.
+      get signal() {
+        return c.req.raw.signal;
+      },
       renewsLeases: c.req.header(WATCHER_HEADER) === undefined,
       face: 'api' as const,
       ...(idempotencyKey !== undefined && { idempotencyKey }),

@@ -2,7 +2,7 @@
 // BEGIN ... COMMIT; each with a deadline, each retried when that is safe, every failure of the connection an Unavailable.
 import pg from 'pg';
 import { Unavailable } from '../../errors.js';
-import { callDeadline } from '../call-deadline.js';
+import { callDeadline, usesCallDeadlines } from '../call-deadline.js';
 import { log } from '../../log.js';
 import { connectionFailure, cutConnection, isRetryable, isReadOnly, statementCancelled, type ConnectionFailure } from './failures.js';
 import { Listener, type ListenHandle } from './listener.js';
@@ -150,6 +150,7 @@ export class Pool {
     private readonly options: PoolOptions,
     readonly deadlines: Deadlines = options.deadlines ?? DEFAULT_DEADLINES,
   ) {
+    usesCallDeadlines();
     this.pool = new pg.Pool({
       connectionString: options.url,
       max: options.max ?? 10,

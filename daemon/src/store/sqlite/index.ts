@@ -51,6 +51,7 @@ export class SqliteStore implements BoardStore {
   readonly db: Database.Database;
   /** Every write goes through it: concurrent writes share one transaction and one fsync. */
   private readonly group: GroupCommit;
+  private readonly inRead: (work: () => unknown) => unknown;
   private readonly agents: SqliteAgents;
   private readonly audit: SqliteAudit;
   private readonly graph: SqliteDependencies;
@@ -65,6 +66,7 @@ export class SqliteStore implements BoardStore {
     this.db = db;
     migrate(db);
     this.group = new GroupCommit(db);
+    this.inRead = db.transaction((work: () => unknown) => work());
     // Each concern prepares its statements once, here.
     const activity = new SqliteActivity(db);
     this.idempotency = new SqliteIdempotency(db);
@@ -85,9 +87,9 @@ export class SqliteStore implements BoardStore {
     });
   }
 
-  /** A consistent snapshot for reads that take several statements. */
+  /** A consistent snapshot for reads that take several statements (one wrapper, made once: making it per read costs). */
   private read<T>(work: () => T): T {
-    return this.db.transaction(work)();
+    return this.inRead(work) as T;
   }
 
   async createTask(task: NewTask, extras?: WriteExtras<Task>, check?: CheckDependencies): Promise<Task> {
