@@ -34,6 +34,9 @@
 //   apps.mjs          agent_apps            the real agent apps (scripts/install-apps.sh): launch to the first board tool
 //                                           result per app; Claude Code's logged connect time for setup's entry, the
 //                                           HTTP transport and the npx form (BENCH_APP_RUNS, 10)
+//   webhooks.mjs      webhook_latency       submit_result to a loopback receiver's 200 (p50/p99), one json webhook
+//                     webhook_cost          claim_task and help-request posts per second without and with one webhook,
+//                                           two copies of one board in alternating rounds
 //   postgres.mjs      pg_claims, pg_wake    durable claims/s with 1-3 daemons on PostgreSQL beside one on SQLite; the
 //                                           cross-daemon wake-up (need ROUNDTABLE_TEST_PG_URL or a local cluster)
 // Each section is one async function that starts its own servers on 127.0.0.1 over its own seeded database copy,
@@ -55,7 +58,6 @@ import {
   CONFIG,
   envInt,
   MIGRATIONS,
-  envInt,
   inRounds,
   buildDaemonAt,
   ROOT,
@@ -87,6 +89,7 @@ import { benchToolList } from './tool-list.mjs';
 import { benchWaitCap } from './waits.mjs';
 import { benchMcpConnect } from './mcp-revisions.mjs';
 import { benchPgClaims, benchPgWake } from './postgres.mjs';
+import { benchWebhookCost, benchWebhookLatency } from './webhooks.mjs';
 
 const liveHelpers = () => ({ report, makeTempDir, writeAgents, startDaemon, stopServer, percentiles, fmt, TARGETS, ROOT, seedTasks: seedListBoard, buildDaemonAt, WAITS_PER_AGENT, postToolAnswer, against });
 
@@ -122,6 +125,8 @@ const SECTIONS = [
   { file: 'mcp-revisions', name: 'mcp_connect', run: benchMcpConnect },
   { file: 'scale', name: 'scale', run: benchScale },
   { file: 'apps', name: 'agent_apps', run: () => benchAgentApps({ ...liveHelpers(), inRounds }, { runs: envInt('BENCH_APP_RUNS', 10) }) },
+  { file: 'webhooks', name: 'webhook_latency', run: () => benchWebhookLatency(liveHelpers(), { rounds: 300 }) },
+  { file: 'webhooks', name: 'webhook_cost', run: () => benchWebhookCost(liveHelpers(), { rounds: 3 }) },
   { file: 'postgres', name: 'pg_claims', run: () => benchPgClaims(liveHelpers(), { concurrency: 24, seed: 100_000, warmupMs: 1000, measureMs: 5000 }) },
   { file: 'postgres', name: 'pg_wake', run: () => benchPgWake(liveHelpers(), { rounds: 200 }) },
 ];

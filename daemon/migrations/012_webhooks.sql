@@ -22,8 +22,7 @@ CREATE TABLE webhook_deliveries (
   state TEXT NOT NULL DEFAULT 'pending',
   attempts INTEGER NOT NULL DEFAULT 0,
   next_attempt_at TEXT NOT NULL,
-  -- While a worker attempts it: until when it holds it.
-  lease_until TEXT,
+  -- No lease column: one daemon per file, which keeps what it attempts in memory (PostgreSQL's has one).
   last_error TEXT,
   created_at TEXT NOT NULL,
   finished_at TEXT

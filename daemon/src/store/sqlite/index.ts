@@ -216,15 +216,22 @@ export class SqliteStore implements BoardStore {
     return this.reservations.ofTask(taskId);
   }
 
-  /** The webhook outbox for this board's delivery worker; the one daemon on the file first drops leases a killed one left. */
+  /**
+   * The webhook outbox for this board's delivery worker. One daemon per file, so what it attempts is held in memory
+   * (taking a delivery writes nothing); only the outcome is a write.
+   */
   webhookOutbox(): WebhookOutbox {
-    this.webhooks.clearLeases();
     const hooks = this.webhooks;
+    const held = new Set<string>();
     return {
-      claimDue: (now, leaseUntil, limit) => this.write(() => hooks.claimDue(now, leaseUntil, limit)),
-      markDelivered: (id, at) => this.write(() => hooks.markDelivered(id, at)),
-      markFailed: (id, error, retryAt, at) => this.write(() => hooks.markFailed(id, error, retryAt, at)),
-      nextDue: async () => hooks.nextDue(),
+      async claimDue(now, _leaseUntil, limit) {
+        const taken = hooks.takeDue(now, held, limit);
+        for (const delivery of taken) held.add(delivery.id);
+        return taken;
+      },
+      markDelivered: (id, at) => this.write(() => hooks.markDelivered(id, at)).finally(() => held.delete(id)),
+      markFailed: (id, error, retryAt, at) => this.write(() => hooks.markFailed(id, error, retryAt, at)).finally(() => held.delete(id)),
+      nextDue: async () => hooks.nextDueExcept(held),
       purgeDelivered: (olderThan) => this.write(() => hooks.purgeDelivered(olderThan)),
     };
   }

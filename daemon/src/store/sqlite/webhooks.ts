@@ -1,5 +1,5 @@
 // Webhooks on SQLite: the outbox rows written in the change's transaction (enqueueDeliveries, the one place every
-// write path calls), the worker's leases, and the owner's configuration. Secrets live in a file (secret-file.ts).
+// write path calls), what the worker takes and records, and the owner's configuration. Secrets live in a file (secret-file.ts).
 import type Database from 'better-sqlite3';
 import { eventsColumn, eventsOfColumn, type WebhookEvent } from '../../webhooks/events.js';
 import type { WebhookFormat } from '../../webhooks/payload.js';
@@ -24,7 +24,6 @@ interface DeliveryDbRow {
   state: string;
   attempts: number;
   next_attempt_at: string;
-  lease_until: string | null;
   last_error: string | null;
   created_at: string;
 }
@@ -75,18 +74,16 @@ export class SqliteWebhooks {
         `INSERT INTO webhook_deliveries (id, webhook_id, event, facts, next_attempt_at, created_at)
          SELECT @id || '_' || id, id, @event, @facts, @at, @at FROM webhooks WHERE id = @webhook`,
       ),
-      due: db.prepare(
-        `SELECT * FROM webhook_deliveries WHERE state = 'pending' AND next_attempt_at <= @now AND (lease_until IS NULL OR lease_until <= @now)
-         ORDER BY next_attempt_at LIMIT @limit`,
+      // One daemon per file (db-lock.ts): what it attempts is known in memory, so taking a delivery writes nothing.
+      dueUnleased: db.prepare(
+        `SELECT * FROM webhook_deliveries WHERE state = 'pending' AND next_attempt_at <= @now ORDER BY next_attempt_at LIMIT @limit`,
       ),
-      lease: db.prepare("UPDATE webhook_deliveries SET lease_until = @until WHERE id = @id AND state = 'pending'"),
+      earliest: db.prepare("SELECT id, next_attempt_at FROM webhook_deliveries WHERE state = 'pending' ORDER BY next_attempt_at LIMIT ?"),
       webhook: db.prepare('SELECT * FROM webhooks WHERE id = ?'),
-      delivered: db.prepare("UPDATE webhook_deliveries SET state = 'delivered', attempts = attempts + 1, lease_until = NULL, last_error = NULL, finished_at = @at WHERE id = @id AND state = 'pending'"),
-      retry: db.prepare("UPDATE webhook_deliveries SET attempts = attempts + 1, lease_until = NULL, last_error = @error, next_attempt_at = @retry WHERE id = @id AND state = 'pending'"),
-      dead: db.prepare("UPDATE webhook_deliveries SET state = 'dead', attempts = attempts + 1, lease_until = NULL, last_error = @error, finished_at = @at WHERE id = @id AND state = 'pending'"),
-      nextDue: db.prepare("SELECT MIN(MAX(next_attempt_at, COALESCE(lease_until, ''))) FROM webhook_deliveries WHERE state = 'pending'").pluck(),
+      delivered: db.prepare("UPDATE webhook_deliveries SET state = 'delivered', attempts = attempts + 1, last_error = NULL, finished_at = @at WHERE id = @id AND state = 'pending'"),
+      retry: db.prepare("UPDATE webhook_deliveries SET attempts = attempts + 1, last_error = @error, next_attempt_at = @retry WHERE id = @id AND state = 'pending'"),
+      dead: db.prepare("UPDATE webhook_deliveries SET state = 'dead', attempts = attempts + 1, last_error = @error, finished_at = @at WHERE id = @id AND state = 'pending'"),
       purge: db.prepare("DELETE FROM webhook_deliveries WHERE state = 'delivered' AND finished_at < ?"),
-      clearLeases: db.prepare("UPDATE webhook_deliveries SET lease_until = NULL WHERE state = 'pending' AND lease_until IS NOT NULL"),
       insertWebhook: db.prepare(
         'INSERT INTO webhooks (id, url, events, format, allow_loopback, allow_private, created_at) VALUES (@id, @url, @events, @format, @allow_loopback, @allow_private, @created_at)',
       ),
@@ -106,20 +103,22 @@ export class SqliteWebhooks {
     this.stmt.enqueue.run({ id: event.id, event: event.type, facts: JSON.stringify(event), at: event.at, needle: `,${event.type},` });
   }
 
-  /** The only daemon on the file starts: a lease left by a killed one holds nothing now. */
-  clearLeases(): void {
-    this.stmt.clearLeases.run();
-  }
-
-  claimDue(now: string, leaseUntil: string, limit: number): ClaimedDelivery[] {
+  /** The due deliveries not in `held` (those this daemon attempts now), up to `limit`; a read, no lease written. */
+  takeDue(now: string, held: ReadonlySet<string>, limit: number): ClaimedDelivery[] {
     const claimed: ClaimedDelivery[] = [];
-    for (const row of this.stmt.due.all({ now, limit }) as DeliveryDbRow[]) {
-      if (this.stmt.lease.run({ id: row.id, until: leaseUntil }).changes === 0) continue;
+    for (const row of this.stmt.dueUnleased.all({ now, limit: limit + held.size }) as DeliveryDbRow[]) {
+      if (held.has(row.id) || claimed.length >= limit) continue;
       const webhook = this.stmt.webhook.get(row.webhook_id) as WebhookRow | undefined;
       if (!webhook) continue;
       claimed.push({ id: row.id, event: JSON.parse(row.facts) as WebhookEvent, attempts: row.attempts, webhook: toWebhookConfig(webhook), secret: this.secretOf(row.webhook_id) });
     }
     return claimed;
+  }
+
+  /** When the earliest pending delivery not in `held` falls due, or null. */
+  nextDueExcept(held: ReadonlySet<string>): string | null {
+    const rows = this.stmt.earliest.all(held.size + 1) as Array<{ id: string; next_attempt_at: string }>;
+    return rows.find((r) => !held.has(r.id))?.next_attempt_at ?? null;
   }
 
   markDelivered(id: string, at: string): void {
@@ -129,10 +128,6 @@ export class SqliteWebhooks {
   markFailed(id: string, error: string, retryAt: string | null, at: string): void {
     if (retryAt === null) this.stmt.dead.run({ id, error, at });
     else this.stmt.retry.run({ id, error, retry: retryAt });
-  }
-
-  nextDue(): string | null {
-    return (this.stmt.nextDue.get() as string | null) ?? null;
   }
 
   purgeDelivered(olderThan: string): number {
