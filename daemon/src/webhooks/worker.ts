@@ -42,7 +42,7 @@ export class DeliveryWorker {
   private readonly concurrency: number;
   private readonly leaseMs: number;
   private readonly send: (request: AttemptRequest) => Promise<AttemptOutcome>;
-  private draining = false;
+  private draining: Promise<void> | undefined;
   private again = false;
   private closing = false;
   private timer: NodeJS.Timeout | undefined;
@@ -73,9 +73,8 @@ export class DeliveryWorker {
       this.again = true;
       return;
     }
-    this.draining = true;
-    void this.drain().finally(() => {
-      this.draining = false;
+    this.draining = this.drain().finally(() => {
+      this.draining = undefined;
     });
   }
 
@@ -87,6 +86,8 @@ export class DeliveryWorker {
         if (free > 0 && !this.closing) {
           const now = Date.now();
           const claimed = await this.options.outbox.claimDue(iso(now), iso(now + this.leaseMs), free);
+          // Taken while close() began: left to their leases (PostgreSQL) or to the next start (SQLite).
+          if (this.closing) break;
           for (const delivery of claimed) this.launch(delivery);
           if (claimed.length === free) this.again = true;
         }
@@ -171,6 +172,7 @@ export class DeliveryWorker {
     this.unsubscribe();
     clearTimeout(this.timer);
     clearTimeout(this.catchUp);
+    await this.draining;
     if (this.inFlight.size > 0) {
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([Promise.allSettled([...this.inFlight]), new Promise((resolve) => (timer = setTimeout(resolve, deadlineMs)))]);
