@@ -206,6 +206,27 @@ describeEachStore((store) => {
       expect(r.received).toHaveLength(1);
     }, 90_000);
 
+    it('a receiver that never answers does not hold up shutdown; the delivery is made after the restart', async () => {
+      const first = await board(store, { ROUNDTABLE_WEBHOOK_TIMEOUT: '30s' });
+      const r = await receiver();
+      r.stall = true;
+      const { secret } = await addHook(first, r.url(), 'submitted');
+      await submitOne(first);
+      await eventually('the attempt reached the hanging receiver', () => r.received.length === 1);
+      const stopping = Date.now();
+      expect(await first.stop('SIGTERM')).toBe(0);
+      // The worker gives attempts 3 s, then cuts them off; far less than the 30 s attempt timeout.
+      expect(Date.now() - stopping).toBeLessThan(20_000);
+      boards.splice(boards.indexOf(first), 1);
+      r.stall = false;
+      const second = await board(store, { ROUNDTABLE_WEBHOOK_TIMEOUT: '2s' }, first);
+      // The cut-off attempt let go of its lease at shutdown (PostgreSQL), so it does not wait 40 s for it.
+      await eventually('delivered after the restart', () => r.received.length === 2, { timeoutMs: 30_000 });
+      expect(r.received[1]!.headers['webhook-id']).toBe(r.received[0]!.headers['webhook-id']);
+      verify(secret, r.received[1]!);
+      await eventually('recorded delivered', async () => (await status(second)).delivered === 1);
+    }, 120_000);
+
     it('Slack and Discord get the title escaped: no <!channel>, no @everyone, marked as an agent\'s', async () => {
       const b = await board(store);
       const r = await receiver();

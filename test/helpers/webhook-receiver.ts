@@ -15,6 +15,8 @@ export class WebhookReceiver {
   /** Connections accepted, whatever came of them. */
   connections = 0;
   status = 200;
+  /** While true, requests are read and never answered (a receiver that hangs). */
+  stall = false;
   private server: Server | undefined;
   port = 0;
 
@@ -34,6 +36,7 @@ export class WebhookReceiver {
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
         this.received.push({ path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() });
+        if (this.stall) return;
         res.writeHead(this.status, { 'content-type': 'text/plain' }).end('ok');
       });
     });

@@ -59,6 +59,8 @@ export interface WebhookOutbox {
   markDelivered(id: string, at: string): Promise<void>;
   /** A failed attempt: retry at `retryAt`, or (null) dead-letter it. */
   markFailed(id: string, error: string, retryAt: string | null, at: string): Promise<void>;
+  /** Lets go of a delivery taken but not attempted to the end (shutdown), without counting an attempt. */
+  release(id: string): Promise<void>;
   /** When the next pending delivery falls due (its retry time, or its lease's end), or null when none waits. */
   nextDue(): Promise<string | null>;
   /** Drops delivered rows older than the given time; returns how many. */

@@ -157,8 +157,8 @@ export class DeliveryWorker {
       log.debug('webhook delivered', { delivery: delivery.id, webhook: webhook.id, event: delivery.event.type, attempt: delivery.attempts + 1 });
       return;
     }
-    // Cut off by shutdown: the lease is left to run out (or is cleared at the next start), and no attempt is counted.
-    if (outcome.error === 'shutdown') return;
+    // Cut off by shutdown: no attempt is counted, and the lease is let go, so another daemon may take it at once.
+    if (outcome.error === 'shutdown') return this.options.outbox.release(delivery.id);
     const delay = retryDelayMs(delivery.attempts + 1, this.options.retry);
     await this.options.outbox.markFailed(delivery.id, outcome.error, delay === null ? null : iso(at + delay), iso(at));
     const fields = { delivery: delivery.id, webhook: webhook.id, event: delivery.event.type, attempt: delivery.attempts + 1, error: outcome.error };

@@ -73,6 +73,9 @@ export function postgresOutbox(sql: Db): WebhookOutbox {
           WHERE id = ${id} AND state = 'pending'`;
       }
     },
+    async release(id) {
+      await sql`UPDATE webhook_deliveries SET lease_until = NULL WHERE id = ${id} AND state = 'pending'`;
+    },
     async nextDue() {
       const [row] = await sql<Array<{ due: string | null }>>`
         SELECT MIN(GREATEST(next_attempt_at, COALESCE(lease_until, ''))) AS due FROM webhook_deliveries WHERE state = 'pending'`;

@@ -231,6 +231,7 @@ export class SqliteStore implements BoardStore {
       },
       markDelivered: (id, at) => this.write(() => hooks.markDelivered(id, at)).finally(() => held.delete(id)),
       markFailed: (id, error, retryAt, at) => this.write(() => hooks.markFailed(id, error, retryAt, at)).finally(() => held.delete(id)),
+      release: async (id) => void held.delete(id),
       nextDue: async () => hooks.nextDueExcept(held),
       purgeDelivered: (olderThan) => this.write(() => hooks.purgeDelivered(olderThan)),
     };
