@@ -249,33 +249,36 @@ describeEachStore((store) => {
       expect(ntfy.body).toContain('written by an agent');
     });
 
-    it('help requests, lapsed claims, cancelled blockers and direct messages to an owner each tell their webhook', async () => {
-      const b = await board(store, { ROUNDTABLE_LEASE_TTL: '1s' });
+    it('rejections, help requests, lapsed claims, cancelled blockers and direct messages to an owner each tell their webhook', async () => {
+      const b = await board(store, { ROUNDTABLE_LEASE_TTL: '3s' });
       const r = await receiver();
       const { secret } = await addHook(b, r.url(), 'help_request,lease_expired,blocker_cancelled,rejected,owner_message');
       const a = (await api(b, 'lead', 'create_task', { title: 'blocker' })).body['task'].id as number;
       const dependent = (await api(b, 'lead', 'create_task', { title: 'waits', depends_on: [a] })).body['task'].id as number;
       expect((await api(b, 'lead', 'cancel_task', { task_id: a })).status).toBe(200);
+      const { id: judged } = await submitOne(b, 'to be rejected');
+      expect((await api(b, 'lead', 'review_task', { task_id: judged, verdict: 'reject', note: 'redo' })).status).toBe(200);
       const c = (await api(b, 'lead', 'create_task', { title: 'needs help' })).body['task'].id as number;
       const claim = await api(b, 'w1', 'claim_task', { task_id: c });
       expect((await api(b, 'w1', 'post_message', { task_id: c, kind: 'help_request', text: 'stuck', claim_id: claim.body['task'].claim_id })).status).toBe(200);
       expect((await api(b, 'w1', 'post', { to: 'boss', text: 'please look' })).status).toBe(200);
       expect((await api(b, 'w1', 'post', { to: 'lead', text: 'not an owner' })).status).toBe(200);
-      // w1 falls silent: its claim lapses within about a second.
+      // w1 falls silent: its claim lapses within about 3 s.
       const types = await eventually('every event arrived', () => {
         const seen = r.received.map((x) => verify(secret, x));
         const names = seen.map((p) => p.type).sort();
-        return names.length >= 4 ? seen : undefined;
+        return names.length >= 5 ? seen : undefined;
       }, { timeoutMs: 30_000 });
       const byType = Object.fromEntries(types.map((p: any) => [p.type, p.data]));
-      expect(Object.keys(byType).sort()).toEqual(['blocker_cancelled', 'help_request', 'lease_expired', 'owner_message']);
+      expect(Object.keys(byType).sort()).toEqual(['blocker_cancelled', 'help_request', 'lease_expired', 'owner_message', 'rejected']);
+      expect(byType['rejected']).toMatchObject({ actor: 'lead', task: { id: judged, status: 'open', assignee: null }, agent: 'w1' });
       expect(byType['blocker_cancelled']).toMatchObject({ task: { id: dependent }, blocker_id: a });
       expect(byType['help_request']).toMatchObject({ actor: 'w1', task: { id: c }, message_id: expect.any(Number) });
       expect(byType['lease_expired']).toMatchObject({ task: { id: c, status: 'open' }, agent: 'w1' });
       expect(byType['owner_message']).toMatchObject({ actor: 'w1', owners: ['boss'] });
       expect(JSON.stringify(types)).not.toContain('please look');
       await sleep(500);
-      expect(r.received).toHaveLength(4);
+      expect(r.received).toHaveLength(5);
     });
 
     it('refuses plain http, private addresses, and a name that resolves to one (nothing is sent)', async () => {
