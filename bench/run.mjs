@@ -38,6 +38,9 @@
 //                                           daemon before issue 27 (from git), the bare route and a minimal route (Hono +
 //                                           better-sqlite3, tasks/activity/audit only): calls/s and CPU per call, both
 //                                           ratios, 5 interleaved rounds (BENCH_MINIMAL_ROUNDS, BENCH_MINIMAL_ROUND_MS)
+//   webhooks.mjs      webhook_latency       submit_result to a loopback receiver's 200 (p50/p99), one json webhook
+//                     webhook_cost          claim_task and help-request posts per second without and with one webhook,
+//                                           two copies of one board in alternating rounds
 //   postgres.mjs      pg_claims, pg_wake    durable claims/s with 1-3 daemons on PostgreSQL beside one on SQLite; the
 //                                           cross-daemon wake-up (need ROUNDTABLE_TEST_PG_URL or a local cluster)
 //                     pg_cost               CPU per durable claim (daemon, and the cluster with ROUNDTABLE_TEST_PG_DIR) on
@@ -95,6 +98,7 @@ import { benchWaitCap } from './waits.mjs';
 import { benchMcpConnect } from './mcp-revisions.mjs';
 import { benchPgClaims, benchPgCost, benchPgWake } from './postgres.mjs';
 import { benchMinimalRoute } from './minimal.mjs';
+import { benchWebhookCost, benchWebhookLatency } from './webhooks.mjs';
 
 const liveHelpers = () => ({ CONFIG, cpuMs, createLoad, report, makeTempDir, writeAgents, startDaemon, stopServer, percentiles, fmt, TARGETS, ROOT, seedTasks: seedListBoard, buildDaemonAt, WAITS_PER_AGENT, postToolAnswer, against });
 
@@ -131,6 +135,8 @@ const SECTIONS = [
   { file: 'scale', name: 'scale', run: benchScale },
   { file: 'apps', name: 'agent_apps', run: () => benchAgentApps({ ...liveHelpers(), inRounds }, { runs: envInt('BENCH_APP_RUNS', 10) }) },
   { file: 'minimal', name: 'minimal_route', run: benchMinimalRoute },
+  { file: 'webhooks', name: 'webhook_latency', run: () => benchWebhookLatency(liveHelpers(), { rounds: 300 }) },
+  { file: 'webhooks', name: 'webhook_cost', run: () => benchWebhookCost(liveHelpers(), { rounds: 3 }) },
   { file: 'postgres', name: 'pg_claims', run: () => benchPgClaims(liveHelpers(), { concurrency: 24, seed: 100_000, warmupMs: 1000, measureMs: 5000 }) },
   { file: 'postgres', name: 'pg_cost', run: () => benchPgCost(liveHelpers(), { rounds: envInt('BENCH_MINIMAL_ROUNDS', 5), roundMs: envInt('BENCH_MINIMAL_ROUND_MS', 2000), clients: 50, calls: 200 }) },
   { file: 'postgres', name: 'pg_wake', run: () => benchPgWake(liveHelpers(), { rounds: 200 }) },

@@ -115,7 +115,14 @@ function render(data: BoardState): void {
   // The panel's controls follow the role too (a reload of agents.json may have changed it).
   if (view.detailLatest && data.me.acts !== actedBefore) rerenderDetail();
   actedBefore = data.me.acts;
+  if (view.firstRender) openLinkedTask();
   view.firstRender = false;
+}
+
+/** A link from a webhook (issue 26), `/#task-ID`: that task's panel opens once the board is shown. */
+function openLinkedTask(): void {
+  const match = /^#task-(\d{1,15})$/.exec(location.hash);
+  if (match) hooks.openDetail(Number(match[1]), null);
 }
 
 hooks.refreshState = scheduleState;
@@ -155,6 +162,9 @@ document.addEventListener('keydown', (event) => {
   }
 });
 window.addEventListener('online', () => reconnectNow());
+window.addEventListener('hashchange', () => {
+  if (view.data) openLinkedTask();
+});
 document.addEventListener('visibilitychange', () => {
   if (document.visibilityState === 'visible') reconnectNow();
 });

@@ -1,4 +1,4 @@
-// The `roundtable` command line: init, run, start, agents, backup, restore, doctor.
+// The `roundtable` command line: init, run, start, agents, webhooks, backup, restore, doctor.
 import { accessSync, constants, existsSync } from 'node:fs';
 import { addAgent, agentsFileTarget, importAgents, listAgents, removeAgent, rotateAgent, setAgent, type AgentsTarget } from './agents-admin.js';
 import { ROLES, type Role } from 'roundtable-shared';
@@ -15,6 +15,9 @@ import { SchemaTooNew } from './store/migration-files.js';
 import { VERSION } from './version.js';
 import { describeDatabase } from './store/open.js';
 import { MigrationRefused } from './store/migration-refused.js';
+import { addWebhook, openWebhookAdmin, queueTest, shownUrl, WebhookCommandError } from './webhooks-admin.js';
+import { WEBHOOK_EVENTS } from './webhooks/events.js';
+import { WEBHOOK_FORMATS } from './webhooks/payload.js';
 
 const OPTIONS = {
   json: { type: 'boolean' },
@@ -25,6 +28,10 @@ const OPTIONS = {
   // Not --env-file: Node 20 itself takes that flag from anywhere on the command line (nodejs/node#50993).
   env: { type: 'string', example: '/etc/roundtable/roundtable.env' },
   to: { type: 'string', example: 'postgres://roundtable@db.internal/roundtable' },
+  events: { type: 'string', example: 'submitted,help_request' },
+  format: { type: 'string', example: 'slack' },
+  'allow-http-loopback': { type: 'boolean' },
+  'allow-private': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'v' },
 } as const satisfies Record<string, OptionSpec>;
@@ -69,6 +76,16 @@ const COMMANDS: Readonly<Record<string, CommandSpec>> = {
     options: [],
     args: [{ name: 'FILE', missing: 'the agents.json FILE to move into the database' }],
   },
+  'webhooks list': { usage: 'webhooks list [--json]', summary: 'id, events, format and origin of every webhook (never its secret)', options: ['json'], args: [] },
+  'webhooks add': {
+    usage: `webhooks add URL --events ${WEBHOOK_EVENTS.join(',')} [--format ${WEBHOOK_FORMATS.join('|')}] [--allow-http-loopback] [--allow-private] [--json]`,
+    summary: 'a webhook for these events (https only; http and loopback only with --allow-http-loopback); print its signing secret once',
+    options: ['events', 'format', 'allow-http-loopback', 'allow-private', 'json'],
+    args: [{ name: 'URL', missing: 'the receiver URL, such as https://hooks.slack.com/services/...' }],
+  },
+  'webhooks remove': { usage: 'webhooks remove ID', summary: 'the webhook, its secret and its undelivered deliveries', options: [], args: [{ name: 'ID', missing: 'a webhook ID (`roundtable webhooks list` shows them)' }] },
+  'webhooks test': { usage: 'webhooks test ID', summary: 'queue a signed test delivery to the webhook (a running board sends it)', options: [], args: [{ name: 'ID', missing: 'a webhook ID (`roundtable webhooks list` shows them)' }] },
+  'webhooks status': { usage: 'webhooks status [--json]', summary: 'deliveries pending and delivered, and the dead-letter list', options: ['json'], args: [] },
   backup: { usage: 'backup [--list]', summary: 'take an online backup now (or list them)', options: ['list'], args: [] },
   restore: {
     usage: 'restore FILE',
@@ -94,10 +111,12 @@ function usageOf(keys: readonly string[]): string {
 }
 const ALL_USAGE = usageOf(Object.keys(COMMANDS));
 const AGENTS_USAGE = usageOf(Object.keys(COMMANDS).filter((key) => key.startsWith('agents ')));
+const WEBHOOKS_USAGE = usageOf(Object.keys(COMMANDS).filter((key) => key.startsWith('webhooks ')));
 
 /** The usage of the command the words name, or of every command that could be meant. */
 function usageForWords([first, second]: readonly string[]): string {
   if (first === 'agents') return COMMANDS[`agents ${second ?? 'list'}`] ? usageOf([`agents ${second ?? 'list'}`]) : AGENTS_USAGE;
+  if (first === 'webhooks') return COMMANDS[`webhooks ${second ?? 'list'}`] ? usageOf([`webhooks ${second ?? 'list'}`]) : WEBHOOKS_USAGE;
   return first !== undefined && COMMANDS[first] ? usageOf([first]) : ALL_USAGE;
 }
 
@@ -123,7 +142,8 @@ Configuration comes from environment variables (see README): ROUNDTABLE_HOST, RO
 ROUNDTABLE_DB_PATH, ROUNDTABLE_AGENTS_CONFIG, ROUNDTABLE_NAME, ROUNDTABLE_RATE_LIMIT_PER_MINUTE,
 ROUNDTABLE_ALLOWED_HOSTS, ROUNDTABLE_TLS_CERT, ROUNDTABLE_TLS_KEY, ROUNDTABLE_BACKUP_DIR,
 ROUNDTABLE_BACKUP_INTERVAL, ROUNDTABLE_BACKUP_KEEP, ROUNDTABLE_BACKUP_MIN_FREE_MB, ROUNDTABLE_TRUST_PROXY,
-ROUNDTABLE_MAX_EVENT_STREAMS, ROUNDTABLE_LOG_LEVEL, ROUNDTABLE_LEASE_TTL, ROUNDTABLE_DATABASE_URL.
+ROUNDTABLE_MAX_EVENT_STREAMS, ROUNDTABLE_LOG_LEVEL, ROUNDTABLE_LEASE_TTL, ROUNDTABLE_DATABASE_URL,
+ROUNDTABLE_PUBLIC_URL, ROUNDTABLE_WEBHOOK_TIMEOUT, ROUNDTABLE_WEBHOOK_RETRY_BASE, ROUNDTABLE_WEBHOOK_MAX_ATTEMPTS.
 `;
 
 interface Invocation {
@@ -141,6 +161,11 @@ function resolveCommand(line: ParsedLine): Invocation {
     const action = rest.shift() ?? 'list';
     command = `agents ${action}`;
     if (!COMMANDS[command]) throw new UsageError(`unknown agents subcommand "${action}"; the known ones are ${AGENT_ACTIONS.join(', ')}`, AGENTS_USAGE);
+  }
+  if (first === 'webhooks') {
+    const action = rest.shift() ?? 'list';
+    command = `webhooks ${action}`;
+    if (!COMMANDS[command]) throw new UsageError(`unknown webhooks subcommand "${action}"; the known ones are list, add, remove, test, status`, WEBHOOKS_USAGE);
   }
   const spec = COMMANDS[command];
   if (!spec) {
@@ -162,6 +187,9 @@ function resolveCommand(line: ParsedLine): Invocation {
   if (command === 'migrate' && (typeof line.values['to'] !== 'string' || !/^postgres(ql)?:\/\/\S+$/.test(line.values['to']))) {
     throw new UsageError('roundtable migrate needs --to with a PostgreSQL URL such as postgres://roundtable@db.internal/roundtable', usage);
   }
+  if (command === 'webhooks add' && typeof line.values['events'] !== 'string') {
+    throw new UsageError(`roundtable webhooks add needs --events, a list of ${WEBHOOK_EVENTS.join(', ')}`, usage);
+  }
   if (command === 'agents set' && line.values['role'] === undefined && line.values['skills'] === undefined && line.values['toolsets'] === undefined) {
     throw new UsageError('roundtable agents set needs --role, --skills, --toolsets, or several of them', usage);
   }
@@ -169,7 +197,7 @@ function resolveCommand(line: ParsedLine): Invocation {
 }
 
 /** Errors a user can fix; printed as one line, without a stack. */
-const EXPECTED_ERRORS = [ConfigError, AgentsFileError, AgentsFileExists, SchemaTooNew, BackupError, DatabaseInUse, MigrationRefused];
+const EXPECTED_ERRORS = [WebhookCommandError, ConfigError, AgentsFileError, AgentsFileExists, SchemaTooNew, BackupError, DatabaseInUse, MigrationRefused];
 
 function init(config: Config, json: boolean): void {
   const issued = initAgentsFile(config.agentsConfigPath);
@@ -302,6 +330,53 @@ async function agentsAction(path: AgentsTarget, { command, args, values }: Invoc
   }
 }
 
+async function webhooksCommand(config: Config, { command, args, values }: Invocation): Promise<void> {
+  const admin = await openWebhookAdmin(config);
+  const json = values['json'] === true;
+  const applies = config.databaseUrl ? 'every daemon on the board uses it from its next delivery' : 'a running board uses it from its next delivery';
+  try {
+    switch (command) {
+      case 'webhooks list': {
+        const hooks = (await admin.listWebhooks()).map((h) => ({ ...h, url: shownUrl(h.url) }));
+        if (json) return void process.stdout.write(`${JSON.stringify({ webhooks: hooks })}\n`);
+        if (hooks.length === 0) return void process.stdout.write('No webhooks. Add one with `roundtable webhooks add URL --events submitted`.\n');
+        for (const h of hooks) process.stdout.write(`${h.id}  ${h.format.padEnd(7)}  ${h.url}  events=${h.events.join(',')}${h.allowLoopback ? '  loopback allowed' : ''}${h.allowPrivate ? '  private allowed' : ''}\n`);
+        return;
+      }
+      case 'webhooks add': {
+        const { webhook, secret } = await addWebhook(admin, {
+          url: args[0]!,
+          events: String(values['events']),
+          format: typeof values['format'] === 'string' ? values['format'] : undefined,
+          allowHttpLoopback: values['allow-http-loopback'] === true,
+          allowPrivate: values['allow-private'] === true,
+        });
+        if (json) return void process.stdout.write(`${JSON.stringify({ id: webhook.id, secret })}\n`);
+        process.stdout.write(`Added webhook ${webhook.id} (${webhook.format}, events ${webhook.events.join(',')}); ${applies}.\nIts signing secret (shown once; verify the webhook-signature header with it):\n  ${secret}\n`);
+        return;
+      }
+      case 'webhooks remove':
+        if (!(await admin.removeWebhook(args[0]!))) throw new WebhookCommandError(`no webhook has the id ${args[0]}; \`roundtable webhooks list\` shows them`);
+        process.stdout.write(`Removed webhook ${args[0]} with its secret and its undelivered deliveries.\n`);
+        return;
+      case 'webhooks test': {
+        const id = await queueTest(admin, args[0]!);
+        process.stdout.write(`Queued test delivery ${id}; a running board sends it within 30 s (\`roundtable webhooks status\` shows it if it fails).\n`);
+        return;
+      }
+      case 'webhooks status': {
+        const status = await admin.status(50);
+        if (json) return void process.stdout.write(`${JSON.stringify(status)}\n`);
+        process.stdout.write(`Pending: ${status.pending}  Delivered (last 24 h): ${status.delivered}  Dead-lettered: ${status.deadTotal}\n`);
+        for (const d of status.dead) process.stdout.write(`  dead ${d.id}  webhook=${d.webhookId}  event=${d.event}  attempts=${d.attempts}  last_error=${d.lastError ?? '-'}  at=${d.createdAt}\n`);
+        return;
+      }
+    }
+  } finally {
+    await admin.close();
+  }
+}
+
 /** On PostgreSQL, backups are PostgreSQL's own: the board does not wrap pg_dump (docs/DECISIONS.md, issue 16). */
 const POSTGRES_BACKUPS =
   "the board is on PostgreSQL (ROUNDTABLE_DATABASE_URL): back it up and restore it with PostgreSQL's own tools, e.g. `pg_dump --format=custom --file=board.dump DBNAME` and `pg_restore`, or base backups with WAL archiving (docs/DEPLOY.md)";
@@ -394,6 +469,7 @@ async function main(argv: string[]): Promise<void> {
     case 'migrate':
       return migrateCommand(config, String(values['to']));
     default:
+      if (command.startsWith('webhooks ')) return webhooksCommand(config, invocation);
       return agentsCommand(config, invocation);
   }
 }

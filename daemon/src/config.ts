@@ -81,6 +81,18 @@ const trustProxy = z
     return Object.freeze([...new Set(addresses.map(normalizeAddress))]);
   });
 const positiveInt = z.coerce.number().int().min(1);
+/** The board's address as people reach it, for links in webhooks: http(s), no credentials, no query or fragment. */
+const publicUrl = z.string().refine(
+  (v) => {
+    try {
+      const url = new URL(v);
+      return (url.protocol === 'https:' || url.protocol === 'http:') && !url.username && !url.password && !url.search && !url.hash;
+    } catch {
+      return false;
+    }
+  },
+  { message: 'an http(s) URL without user, password, query or fragment, such as https://board.example.com' },
+);
 
 const envSchema = z.object({
   ROUNDTABLE_HOST: z.string().min(1).default('127.0.0.1'),
@@ -110,6 +122,10 @@ const envSchema = z.object({
   ROUNDTABLE_DB_STATEMENT_TIMEOUT: deadline.optional(),
   ROUNDTABLE_DB_POOL_WAIT: deadline.optional(),
   ROUNDTABLE_DB_BUSY_TIMEOUT: deadline.optional(),
+  ROUNDTABLE_PUBLIC_URL: publicUrl.optional(),
+  ROUNDTABLE_WEBHOOK_TIMEOUT: deadline.default(5_000).pipe(z.number().max(60_000, 'at most 60s: a slow receiver holds a delivery slot')),
+  ROUNDTABLE_WEBHOOK_RETRY_BASE: duration.default(5_000).pipe(z.number().min(100, 'at least 0.1s')),
+  ROUNDTABLE_WEBHOOK_MAX_ATTEMPTS: positiveInt.max(100).default(10),
 });
 
 export interface Config {
@@ -139,6 +155,14 @@ export interface Config {
   /** ROUNDTABLE_DATABASE_URL: the board lives in PostgreSQL, shared by every daemon given the same URL; else SQLite at dbPath. */
   readonly databaseUrl: string | undefined;
   /** How long the board waits for its database before a call is answered `unavailable` (docs/SPEC.md, Storage). */
+  /** ROUNDTABLE_PUBLIC_URL: the live page's address, for links in webhook payloads (none when unset). */
+  readonly publicUrl: string | undefined;
+  readonly webhooks: {
+    /** A delivery attempt's whole answer (connecting is bounded by the smaller of this and 3 s). */
+    readonly timeoutMs: number;
+    readonly retryBaseMs: number;
+    readonly maxAttempts: number;
+  };
   readonly deadlines: {
     /** One tool call's database work, every round trip of it (ROUNDTABLE_DB_DEADLINE). */
     readonly callMs: number;
@@ -206,6 +230,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: e.ROUNDTABLE_TRUST_PROXY,
     leaseTtlMs: e.ROUNDTABLE_LEASE_TTL,
     databaseUrl: e.ROUNDTABLE_DATABASE_URL,
+    publicUrl: e.ROUNDTABLE_PUBLIC_URL?.replace(/\/+$/, ''),
+    webhooks: Object.freeze({ timeoutMs: e.ROUNDTABLE_WEBHOOK_TIMEOUT, retryBaseMs: e.ROUNDTABLE_WEBHOOK_RETRY_BASE, maxAttempts: e.ROUNDTABLE_WEBHOOK_MAX_ATTEMPTS }),
     deadlines,
   });
 }

@@ -24,6 +24,8 @@ import { plainHttpExposure } from './exposure.js';
 import { log } from './log.js';
 import { RateLimiter } from './rate-limit.js';
 import { openStore } from './store/open.js';
+import { DeliveryWorker } from './webhooks/worker.js';
+import { DEFAULT_RETRY } from './webhooks/backoff.js';
 
 /** Several daemons on one database: each reads the earliest lease expiry again at least this often. */
 const SHARED_LEASE_RECHECK_MS = 5_000;
@@ -121,6 +123,13 @@ export async function startBoard(config: Config): Promise<RunningBoard> {
   });
   // Claims that lapsed while the daemon was down reopen before it listens; from here one timer follows the next expiry.
   await leases.start();
+  const webhooks = new DeliveryWorker({
+    outbox: opened.outbox,
+    events,
+    publicUrl: config.publicUrl,
+    retry: { ...DEFAULT_RETRY, baseMs: config.webhooks.retryBaseMs, maxAttempts: config.webhooks.maxAttempts },
+    timeoutMs: config.webhooks.timeoutMs,
+  });
   const { app, web } = createApp({ config, store, agents: registry.directory, dispatcher, leases, events, view: { board, room, presence }, sharedSessions: opened.shared?.sessions });
 
   const server: ServerType = await new Promise((resolve, reject) => {
@@ -134,7 +143,7 @@ export async function startBoard(config: Config): Promise<RunningBoard> {
       () => resolve(s),
     );
     s.once('error', (error) => {
-      opened.close().finally(() => reject(error));
+      void webhooks.close(0).then(() => opened.close()).finally(() => reject(error));
     });
   });
   const inFlight = trackInFlight(server);
@@ -200,6 +209,7 @@ export async function startBoard(config: Config): Promise<RunningBoard> {
         (server as unknown as { closeIdleConnections?: () => void }).closeIdleConnections?.();
         void inFlight.drained().then(() => (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.());
       });
+      await webhooks.close();
       await opened.close();
     },
   };

@@ -49,9 +49,9 @@ export class Room {
       if (recipients.length === 0) throw new InvalidInput('to: name at least one member other than yourself, or "all"');
     }
     const render = (message: StoredRoomMessage) => ({ message, recipients, ...warning });
-    const message = await this.deps.store.postRoomMessage({ author: agent.name, to, recipients, text: input.text }, writeExtras(ctx, render));
-    this.deps.events.publish({ type: 'room', message_id: message.id, from: agent.name, to });
     const owners = ownersAddressed(to, directory).filter((name) => name !== agent.name);
+    const message = await this.deps.store.postRoomMessage({ author: agent.name, to, recipients, text: input.text, owners }, writeExtras(ctx, render));
+    this.deps.events.publish({ type: 'room', message_id: message.id, from: agent.name, to });
     if (owners.length > 0) log.info('direct message to an owner', { message_id: message.id, from: agent.name, owners });
     return render(message);
   }

@@ -5,6 +5,8 @@ import type { Config } from '../config.js';
 import { lockDatabase } from '../db-lock.js';
 import type { SharedState } from './postgres/shared.js';
 import type { BoardStore } from './store.js';
+import type { WebhookOutbox } from './webhooks-port.js';
+import { secretsPathBeside } from '../webhooks/secret-file.js';
 
 export interface OpenedStore {
   readonly store: BoardStore;
@@ -14,6 +16,8 @@ export interface OpenedStore {
   readonly shared: SharedState | undefined;
   /** On PostgreSQL: the pool, for what lives beside the board (the agents table); else undefined. */
   readonly pg: Sql | undefined;
+  /** The webhook outbox, for the delivery worker. */
+  readonly outbox: WebhookOutbox;
   /** Closes the store and lets go of the SQLite file's lock. */
   close(): Promise<void>;
 }
@@ -36,6 +40,7 @@ export async function openStore(config: Config): Promise<OpenedStore> {
       sqlite: undefined,
       pg: store.sql,
       shared,
+      outbox: store.webhookOutbox(),
       async close() {
         await shared.close();
         await store.close();
@@ -46,12 +51,13 @@ export async function openStore(config: Config): Promise<OpenedStore> {
   const unlock = lockDatabase(config.dbPath);
   try {
     const { SqliteStore } = await import('./sqlite/index.js');
-    const store = new SqliteStore({ path: config.dbPath, busyTimeoutMs: config.deadlines.busyMs });
+    const store = new SqliteStore({ path: config.dbPath, busyTimeoutMs: config.deadlines.busyMs, webhookSecretsPath: secretsPathBeside(config.agentsConfigPath) });
     return {
       store,
       sqlite: store.db,
       pg: undefined,
       shared: undefined,
+      outbox: store.webhookOutbox(),
       async close() {
         await store.close();
         unlock();

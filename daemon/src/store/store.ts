@@ -221,6 +221,8 @@ export interface NewRoomMessage {
   /** Who gets a receipt: the named members, or every member but the author for "all". */
   readonly recipients: readonly string[];
   readonly text: string;
+  /** The owners it is addressed to (never for "all"): a direct message to a person, which webhooks tell of. */
+  readonly owners?: readonly string[];
 }
 
 export interface ReceiptRow {

@@ -41,6 +41,8 @@ import { migratePostgres } from './migrate.js';
 import * as reservations from './reservations.js';
 import * as room from './room.js';
 import * as tasks from './tasks.js';
+import { postgresOutbox } from './webhooks.js';
+import type { WebhookOutbox } from '../webhooks-port.js';
 
 export interface PostgresStoreOptions {
   readonly url: string;
@@ -63,6 +65,11 @@ export class PostgresStore implements BoardStore {
     return new PostgresStore(
       openPool({ url: options.url, ...(options.poolSize !== undefined && { max: options.poolSize }), ...(options.deadlines && { deadlines: options.deadlines }) }),
     );
+  }
+
+  /** The webhook outbox for this daemon's delivery worker (leases shared with every daemon on the board). */
+  webhookOutbox(): WebhookOutbox {
+    return postgresOutbox(this.sql);
   }
 
   private write<T>(body: (tx: Tx) => Promise<T>): Promise<T> {

@@ -8,6 +8,8 @@ import { insertActivity } from './activity.js';
 import type { Db, Tx } from './connection.js';
 import { endReservations } from './reservations.js';
 import { loadTask } from './tasks.js';
+import { enqueueDeliveries } from './webhooks.js';
+import { leaseExpiredEvent } from '../../webhooks/events.js';
 
 export async function expireLeases(tx: Tx, at: string): Promise<ExpiredLease[]> {
   const expired: ExpiredLease[] = [];
@@ -20,7 +22,9 @@ export async function expireLeases(tx: Tx, at: string): Promise<ExpiredLease[]> 
     await tx`UPDATE claims SET lapsed_at = ${lapse.lease_expires_at} WHERE id = ${lapse.claim_id}`;
     await insertActivity(tx, leaseExpiredRow(lapse, at));
     await endReservations(tx, { taskId: lapse.id, claimId: lapse.claim_id, status: 'open', assignee: null, how: 'lease_expired', at });
-    expired.push({ task: await loadTask(tx, lapse.id), holder: lapse.assignee, claimId: lapse.claim_id, expiredAt: lapse.lease_expires_at });
+    const task = await loadTask(tx, lapse.id);
+    await enqueueDeliveries(tx, leaseExpiredEvent(task, lapse.assignee, at));
+    expired.push({ task, holder: lapse.assignee, claimId: lapse.claim_id, expiredAt: lapse.lease_expires_at });
   }
   return expired;
 }

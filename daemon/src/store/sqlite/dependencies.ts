@@ -5,12 +5,17 @@ import type Database from 'better-sqlite3';
 import type { TaskStatus } from 'roundtable-shared';
 import type { DependencyEdge, DependencyFacts } from '../store.js';
 import { strandedNote } from '../history-rows.js';
+import { blockerCancelledEvent } from '../../webhooks/events.js';
+import type { SqliteWebhooks } from './webhooks.js';
 import { withGraph, type EdgeWithStatus, type GraphColumns, type TaskGraph } from '../task-rows.js';
 
 export class SqliteDependencies {
   private readonly stmt;
 
-  constructor(db: Database.Database) {
+  constructor(
+    db: Database.Database,
+    private readonly webhooks: SqliteWebhooks,
+  ) {
     this.stmt = {
       edgesOf: db.prepare(
         `SELECT d.task_id, d.depends_on, b.status FROM task_dependencies d JOIN tasks b ON b.id = d.depends_on
@@ -42,7 +47,7 @@ export class SqliteDependencies {
       ),
       dependents: db.prepare('SELECT task_id FROM task_dependencies WHERE depends_on = ? ORDER BY task_id').pluck(),
       unfinishedDependents: db.prepare(
-        `SELECT t.id, t.status, t.assignee, t.claim_id FROM task_dependencies d JOIN tasks t ON t.id = d.task_id
+        `SELECT t.id, t.title, t.status, t.assignee, t.claim_id FROM task_dependencies d JOIN tasks t ON t.id = d.task_id
          WHERE d.depends_on = ? AND t.status NOT IN ('done', 'cancelled') ORDER BY t.id`,
       ),
       markStranded: db.prepare(
@@ -87,7 +92,7 @@ export class SqliteDependencies {
   settle(taskId: number, status: TaskStatus, at: string): void {
     this.stmt.recountDependents.run(taskId);
     if (status !== 'cancelled') return;
-    for (const dependent of this.stmt.unfinishedDependents.all(taskId) as Array<{ id: number; status: TaskStatus; assignee: string | null; claim_id: number | null }>) {
+    for (const dependent of this.stmt.unfinishedDependents.all(taskId) as Array<{ id: number; title: string; status: TaskStatus; assignee: string | null; claim_id: number | null }>) {
       this.stmt.markStranded.run({
         task_id: dependent.id,
         status: dependent.status,
@@ -96,6 +101,7 @@ export class SqliteDependencies {
         note: strandedNote(taskId),
         at,
       });
+      this.webhooks.enqueueDeliveries(blockerCancelledEvent(dependent, taskId, at));
     }
   }
 

@@ -44,8 +44,14 @@ import { migrate } from './migrate.js';
 import { SqliteReservations } from './reservations.js';
 import { SqliteRoom } from './room.js';
 import { SqliteTasks } from './tasks.js';
+import { SqliteWebhooks } from './webhooks.js';
+import { cachedSecrets } from '../../webhooks/secret-file.js';
+import type { WebhookOutbox } from '../webhooks-port.js';
 
-export type SqliteStoreOptions = DatabaseOptions;
+export interface SqliteStoreOptions extends DatabaseOptions {
+  /** webhook-secrets.json: the signing secrets of the board's webhooks (absent: deliveries fail as no_secret). */
+  readonly webhookSecretsPath?: string | undefined;
+}
 
 export class SqliteStore implements BoardStore {
   readonly db: Database.Database;
@@ -60,6 +66,7 @@ export class SqliteStore implements BoardStore {
   private readonly reservations: SqliteReservations;
   private readonly room: SqliteRoom;
   private readonly tasks: SqliteTasks;
+  private readonly webhooks: SqliteWebhooks;
 
   constructor(options: SqliteStoreOptions) {
     const db = openDatabase(options);
@@ -72,11 +79,12 @@ export class SqliteStore implements BoardStore {
     this.idempotency = new SqliteIdempotency(db);
     // The renewal a call carries runs with its audit row; the leases concern is made below, so it is looked up then.
     this.audit = new SqliteAudit(db, this.group, this.idempotency, (r) => this.leases.renewLeases(r.agent, r.until, r.now));
-    this.graph = new SqliteDependencies(db);
+    this.webhooks = new SqliteWebhooks(db, options.webhookSecretsPath ? cachedSecrets(options.webhookSecretsPath) : undefined);
+    this.graph = new SqliteDependencies(db, this.webhooks);
     this.reservations = new SqliteReservations(db, activity, this.audit);
-    this.tasks = new SqliteTasks(db, { activity, audit: this.audit, graph: this.graph, reservations: this.reservations });
-    this.leases = new SqliteLeases(db, { activity, reservations: this.reservations, tasks: this.tasks });
-    this.room = new SqliteRoom(db, this.audit, this.graph);
+    this.tasks = new SqliteTasks(db, { activity, audit: this.audit, graph: this.graph, reservations: this.reservations, webhooks: this.webhooks });
+    this.leases = new SqliteLeases(db, { activity, reservations: this.reservations, tasks: this.tasks, webhooks: this.webhooks });
+    this.room = new SqliteRoom(db, this.audit, this.graph, this.webhooks);
     this.agents = new SqliteAgents(db);
   }
 
@@ -208,6 +216,27 @@ export class SqliteStore implements BoardStore {
   }
   async reservationsOf(taskId: number): Promise<Reservation[]> {
     return this.reservations.ofTask(taskId);
+  }
+
+  /**
+   * The webhook outbox for this board's delivery worker. One daemon per file, so what it attempts is held in memory
+   * (taking a delivery writes nothing); only the outcome is a write.
+   */
+  webhookOutbox(): WebhookOutbox {
+    const hooks = this.webhooks;
+    const held = new Set<string>();
+    return {
+      async claimDue(now, _leaseUntil, limit) {
+        const taken = hooks.takeDue(now, held, limit);
+        for (const delivery of taken) held.add(delivery.id);
+        return taken;
+      },
+      markDelivered: (id, at) => this.write(() => hooks.markDelivered(id, at)).finally(() => held.delete(id)),
+      markFailed: (id, error, retryAt, at) => this.write(() => hooks.markFailed(id, error, retryAt, at)).finally(() => held.delete(id)),
+      release: async (id) => void held.delete(id),
+      nextDue: async () => hooks.nextDueExcept(held),
+      purgeDelivered: (olderThan) => this.write(() => hooks.purgeDelivered(olderThan)),
+    };
   }
 
   async close(): Promise<void> {

@@ -1,0 +1,82 @@
+// One delivery attempt over the network: resolve the name, refuse it if any address is refused, connect to that exact
+// address (no second lookup a rebinding name could change), send once, follow no redirect, read at most a capped body.
+import { lookup as dnsLookup } from 'node:dns/promises';
+import http from 'node:http';
+import https from 'node:https';
+import { isIP, type LookupFunction } from 'node:net';
+import { addressRefusal, type AddressAllowance } from './address-policy.js';
+
+export interface AttemptRequest {
+  readonly url: string;
+  readonly allow: AddressAllowance;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: string;
+  /** Connecting and the whole answer, each bounded. */
+  readonly connectTimeoutMs: number;
+  readonly responseTimeoutMs: number;
+  readonly signal?: AbortSignal | undefined;
+}
+
+/** How an attempt ended: delivered (a 2xx), or failed with a fixed code (never the receiver's words). */
+export type AttemptOutcome = { readonly ok: true; readonly status: number } | { readonly ok: false; readonly error: string };
+
+/** The most of a response body read; the rest is dropped with the connection. */
+export const RESPONSE_BODY_CAP = 64 * 1024;
+
+export type Resolver = (host: string) => Promise<Array<{ address: string; family: number }>>;
+
+const systemResolver: Resolver = (host) => dnsLookup(host, { all: true, verbatim: true });
+
+export async function attemptDelivery(request: AttemptRequest, resolve: Resolver = systemResolver): Promise<AttemptOutcome> {
+  const url = new URL(request.url);
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  let addresses: Array<{ address: string; family: number }>;
+  try {
+    addresses = isIP(host) ? [{ address: host, family: isIP(host) }] : await resolve(host);
+  } catch {
+    return { ok: false, error: 'dns_failed' };
+  }
+  if (addresses.length === 0) return { ok: false, error: 'dns_failed' };
+  for (const { address } of addresses) if (addressRefusal(address, request.allow)) return { ok: false, error: 'address_refused' };
+  const pinned = addresses[0]!;
+  const lookup: LookupFunction = (_name, options, callback) => {
+    if ((options as { all?: boolean }).all) (callback as unknown as (e: null, a: Array<{ address: string; family: number }>) => void)(null, [pinned]);
+    else callback(null, pinned.address, pinned.family);
+  };
+  const client = url.protocol === 'https:' ? https : http;
+  return new Promise<AttemptOutcome>((resolvePromise) => {
+    let settled = false;
+    const finish = (outcome: AttemptOutcome) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(connectTimer);
+      clearTimeout(responseTimer);
+      request.signal?.removeEventListener('abort', onAbort);
+      req.destroy();
+      resolvePromise(outcome);
+    };
+    const req = client.request(url, {
+      method: 'POST',
+      lookup,
+      headers: { ...request.headers, 'content-length': String(Buffer.byteLength(request.body)), 'user-agent': 'roundtable-webhooks' },
+      agent: false,
+    });
+    const connectTimer = setTimeout(() => finish({ ok: false, error: 'connect_timeout' }), request.connectTimeoutMs);
+    const responseTimer = setTimeout(() => finish({ ok: false, error: 'response_timeout' }), request.responseTimeoutMs);
+    const onAbort = () => finish({ ok: false, error: 'shutdown' });
+    request.signal?.addEventListener('abort', onAbort);
+    req.on('socket', (socket) => socket.once(url.protocol === 'https:' ? 'secureConnect' : 'connect', () => clearTimeout(connectTimer)));
+    req.on('error', (error: NodeJS.ErrnoException) => finish({ ok: false, error: error.code === 'ECONNREFUSED' ? 'connect_refused' : 'connect_failed' }));
+    req.on('response', (res) => {
+      const status = res.statusCode ?? 0;
+      let read = 0;
+      res.on('data', (chunk: Buffer) => {
+        read += chunk.length;
+        if (read > RESPONSE_BODY_CAP) finish(status >= 200 && status < 300 ? { ok: true, status } : { ok: false, error: `http_${status}` });
+      });
+      res.on('end', () => finish(status >= 200 && status < 300 ? { ok: true, status } : { ok: false, error: `http_${status}` }));
+      res.on('error', () => finish({ ok: false, error: 'response_failed' }));
+    });
+    req.end(request.body);
+  });
+}

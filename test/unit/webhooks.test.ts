@@ -1,0 +1,173 @@
+// Webhooks as pure rules: the address policy, the payload formats and their escaping, Standard Webhooks signing
+// (checked with the standardwebhooks package), the backoff schedule, and which board change tells of what.
+import { describe, expect, it } from 'vitest';
+import { Webhook } from 'standardwebhooks';
+import { addressRefusal, checkWebhookUrl, WebhookUrlRefused } from '../../daemon/src/webhooks/address-policy.js';
+import { retryDelayMs } from '../../daemon/src/webhooks/backoff.js';
+import { eventOfChange, eventOfMessage, eventOfRoomMessage, type WebhookEvent } from '../../daemon/src/webhooks/events.js';
+import { cutTitle, escapeDiscord, escapeSlack, renderBody, TITLE_LIMIT } from '../../daemon/src/webhooks/payload.js';
+import { generateSecret, signatureHeader } from '../../daemon/src/webhooks/signing.js';
+import { attemptDelivery } from '../../daemon/src/webhooks/deliver.js';
+import type { Task } from 'roundtable-shared';
+
+const NONE = { loopback: false, private: false };
+
+describe('address policy', () => {
+  it.each([
+    ['127.0.0.1', 'loopback'],
+    ['127.9.9.9', 'loopback'],
+    ['::1', 'loopback'],
+    ['::ffff:127.0.0.1', 'loopback'],
+    ['::ffff:7f00:1', 'loopback'],
+    ['10.1.2.3', 'private'],
+    ['172.16.0.1', 'private'],
+    ['172.31.255.255', 'private'],
+    ['192.168.1.1', 'private'],
+    ['fd00::1', 'private'],
+    ['169.254.169.254', 'link-local'],
+    ['fe80::1', 'link-local'],
+    ['0.0.0.0', 'reserved'],
+    ['100.64.0.1', 'reserved'],
+    ['224.0.0.1', 'reserved'],
+    ['::', 'reserved'],
+  ])('refuses %s (%s)', (address, kind) => {
+    expect(addressRefusal(address, NONE)).toContain(kind);
+  });
+
+  it('admits public addresses, and loopback or private only when allowed (link-local never)', () => {
+    expect(addressRefusal('93.184.216.34', NONE)).toBeUndefined();
+    expect(addressRefusal('172.32.0.1', NONE)).toBeUndefined();
+    expect(addressRefusal('2606:4700::1', NONE)).toBeUndefined();
+    expect(addressRefusal('127.0.0.1', { loopback: true, private: false })).toBeUndefined();
+    expect(addressRefusal('10.0.0.1', { loopback: true, private: false })).toBeDefined();
+    expect(addressRefusal('10.0.0.1', { loopback: false, private: true })).toBeUndefined();
+    expect(addressRefusal('169.254.169.254', { loopback: true, private: true })).toBeDefined();
+  });
+
+  it('takes https; http only to loopback with the flag; no credentials in the URL', () => {
+    expect(checkWebhookUrl('https://hooks.example.com/x#frag', NONE)).toBe('https://hooks.example.com/x');
+    expect(() => checkWebhookUrl('http://hooks.example.com/x', NONE)).toThrow(/only https/);
+    expect(() => checkWebhookUrl('http://hooks.example.com/x', { loopback: true, private: false })).toThrow(/only to a loopback/);
+    expect(checkWebhookUrl('http://127.0.0.1:9/x', { loopback: true, private: false })).toBe('http://127.0.0.1:9/x');
+    expect(() => checkWebhookUrl('https://127.0.0.1/x', NONE)).toThrow(/loopback/);
+    expect(() => checkWebhookUrl('https://[::1]/x', NONE)).toThrow(/loopback/);
+    expect(() => checkWebhookUrl('https://10.0.0.5/x', NONE)).toThrow(/private/);
+    expect(() => checkWebhookUrl('https://u:p@hooks.example.com/', NONE)).toThrow(/password/);
+    expect(() => checkWebhookUrl('ftp://hooks.example.com/', NONE)).toThrow(WebhookUrlRefused);
+    expect(() => checkWebhookUrl('not a url', NONE)).toThrow(/not a URL/);
+  });
+
+  it('a name that resolves to a refused address is refused before any connection', async () => {
+    let connected = false;
+    const outcome = await attemptDelivery(
+      { url: 'https://rebind.example.test/hook', allow: NONE, headers: {}, body: '{}', connectTimeoutMs: 1000, responseTimeoutMs: 1000 },
+      async () => {
+        connected = true; // the resolver is asked; nothing else may happen
+        return [{ address: '93.184.216.34', family: 4 }, { address: '10.0.0.7', family: 4 }];
+      },
+    );
+    expect(connected).toBe(true);
+    expect(outcome).toEqual({ ok: false, error: 'address_refused' });
+  });
+});
+
+const TASK: Task = {
+  id: 7,
+  title: 'Fix <!channel> @everyone <@U123> *bold* & `code`',
+  description: '',
+  required_skills: [],
+  status: 'claimed',
+  assignee: 'w1',
+  created_by: 'lead',
+  result: null,
+  claim_id: 3,
+  lease_expires_at: null,
+  created_at: '',
+  updated_at: '',
+} as unknown as Task;
+
+describe('which change tells of what', () => {
+  it('submitted and rejected tell; a claim, a release or an approval do not', () => {
+    expect(eventOfChange(TASK, { actor: 'w1', status: 'submitted', assignee: 'w1', action: 'submitted' }, 't')?.type).toBe('submitted');
+    const rejected = eventOfChange({ ...TASK, status: 'submitted' }, { actor: 'lead', status: 'open', assignee: null, action: 'rejected', review: { verdict: 'reject', note: null, submitter: 'w1' } }, 't');
+    expect(rejected?.type).toBe('rejected');
+    expect(rejected?.agent).toBe('w1');
+    expect(eventOfChange({ ...TASK, status: 'open' }, { actor: 'w1', status: 'claimed', assignee: 'w1', action: 'claimed', lease: { expiresAt: 'x' } }, 't')).toBeNull();
+    expect(eventOfChange({ ...TASK, status: 'submitted' }, { actor: 'lead', status: 'done', assignee: 'w1', action: 'approved', review: { verdict: 'approve', note: null, submitter: 'w1' } }, 't')).toBeNull();
+  });
+
+  it('only a help request among task messages, only a message naming owners in the room', () => {
+    expect(eventOfMessage(TASK, { id: 1, author: 'w1', kind: 'help_request' }, 't')?.type).toBe('help_request');
+    expect(eventOfMessage(TASK, { id: 1, author: 'w1', kind: 'progress' }, 't')).toBeNull();
+    expect(eventOfRoomMessage({ id: 2, author: 'w1', owners: ['boss'] }, 't')?.owners).toEqual(['boss']);
+    expect(eventOfRoomMessage({ id: 2, author: 'w1', owners: [] }, 't')).toBeNull();
+    expect(eventOfRoomMessage({ id: 2, author: 'boss', owners: ['boss'] }, 't')).toBeNull();
+  });
+});
+
+describe('payload formats', () => {
+  const event: WebhookEvent = { id: 'msg_1', type: 'submitted', at: '2026-01-01T00:00:00.000Z', actor: 'w1', task: { id: 7, title: TASK.title, status: 'submitted', assignee: 'w1' } };
+
+  it('JSON carries ids, states, names and the link, never the title', () => {
+    const body = JSON.parse(renderBody(event, 'json', 'https://board.example.com').body);
+    expect(body).toEqual({ type: 'submitted', timestamp: event.at, data: { actor: 'w1', task: { id: 7, status: 'submitted', assignee: 'w1', url: 'https://board.example.com/#task-7' } } });
+    expect(JSON.stringify(body)).not.toContain('channel');
+  });
+
+  it('Slack: &, < and > escaped, so <!channel> and <@U123> are plain text; the title is marked as an agent\'s', () => {
+    const { text } = JSON.parse(renderBody(event, 'slack', undefined).body);
+    expect(text).toContain('&lt;!channel&gt;');
+    expect(text).toContain('&lt;@U123&gt;');
+    expect(text).toContain('&amp;');
+    expect(text).not.toMatch(/<[!@]/);
+    expect(text).toContain('written by an agent');
+    expect(escapeSlack('a<b>&c')).toBe('a&lt;b&gt;&amp;c');
+  });
+
+  it('Discord: no mention parsed, markdown escaped, @ broken by a zero-width space', () => {
+    const body = JSON.parse(renderBody(event, 'discord', undefined).body);
+    expect(body.allowed_mentions).toEqual({ parse: [] });
+    expect(body.content).not.toContain('@everyone');
+    expect(body.content).toContain('@\u200beveryone');
+    expect(body.content).toContain('\\*bold\\*');
+    expect(body.content).toContain('\\`code\\`');
+    expect(escapeDiscord('<@123>')).toBe('\\<@\u200b123\\>');
+  });
+
+  it('ntfy: plain text, the title header fixed words', () => {
+    const rendered = renderBody(event, 'ntfy', undefined);
+    expect(rendered.contentType).toMatch(/^text\/plain/);
+    expect(rendered.headers).toEqual({ Title: 'Roundtable: submitted' });
+  });
+
+  it('titles are cut to the stated length, by code point, without control characters', () => {
+    const long = '😀'.repeat(TITLE_LIMIT + 10);
+    const cut = cutTitle(long);
+    expect([...cut].length).toBe(TITLE_LIMIT);
+    expect(cut.endsWith('…')).toBe(true);
+    expect(cutTitle('a\nb\u0007c')).toBe('a b c');
+  });
+});
+
+describe('signing', () => {
+  it('verifies with the standardwebhooks package, and fails with another secret or body', () => {
+    const secret = generateSecret();
+    const body = '{"type":"test"}';
+    const timestamp = Math.floor(Date.now() / 1000);
+    const headers = { 'webhook-id': 'msg_abc', 'webhook-timestamp': String(timestamp), 'webhook-signature': signatureHeader(secret, 'msg_abc', timestamp, body) };
+    expect(new Webhook(secret).verify(body, headers)).toEqual({ type: 'test' });
+    expect(() => new Webhook(generateSecret()).verify(body, headers)).toThrow();
+    expect(() => new Webhook(secret).verify('{"type":"other"}', headers)).toThrow();
+  });
+});
+
+describe('backoff', () => {
+  const schedule = { baseMs: 1000, maxMs: 60_000, maxAttempts: 5 };
+  it('grows exponentially with jitter between half and all of the step, capped, and ends after the last attempt', () => {
+    expect(retryDelayMs(1, schedule, () => 0)).toBe(500);
+    expect(retryDelayMs(1, schedule, () => 1)).toBe(1000);
+    expect(retryDelayMs(3, schedule, () => 1)).toBe(4000);
+    expect(retryDelayMs(4, { ...schedule, maxMs: 5000 }, () => 1)).toBe(5000);
+    expect(retryDelayMs(5, schedule)).toBeNull();
+  });
+});
