@@ -7,7 +7,8 @@ import type { PendingCounts, PendingQuery } from '../store/store.js';
 import { callerOf, warning, type BoardDeps, type CallContext } from './context.js';
 import { strandedScope } from './editing.js';
 import { mayClaim, missingSkills, reviewScope } from './rules.js';
-import { ActivityWaiters, type Concern, type SharedWaiting } from './waiters.js';
+import type { SharedWaiting } from '../store/shared-waiting.js';
+import { ActivityWaiters, type Concern } from './waiters.js';
 
 export const ACTIVE_MS = 2 * 60_000;
 export const IDLE_MS = 15 * 60_000;
