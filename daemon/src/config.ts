@@ -110,6 +110,9 @@ const envSchema = z.object({
   ROUNDTABLE_DB_STATEMENT_TIMEOUT: deadline.optional(),
   ROUNDTABLE_DB_POOL_WAIT: deadline.optional(),
   ROUNDTABLE_DB_BUSY_TIMEOUT: deadline.optional(),
+  // The event log (issue 24): a cursor older than what is kept is refused, so keep more than a waiter may fall behind.
+  ROUNDTABLE_EVENT_LOG_MAX_ROWS: positiveInt.min(1000, 'at least 1000: fewer would expire the cursors of waiters that are only a little behind').max(100_000_000).default(100_000),
+  ROUNDTABLE_EVENT_LOG_MAX_AGE: duration.default(7 * 86_400_000).pipe(z.number().min(60_000, 'at least 1m: a shorter log would expire the cursor of a wait still running')),
 });
 
 export interface Config {
@@ -149,6 +152,8 @@ export interface Config {
     /** SQLite's busy_timeout: how long a write waits for another process's lock on the file (ROUNDTABLE_DB_BUSY_TIMEOUT). */
     readonly busyMs: number;
   };
+  /** How much of the event log is kept (ROUNDTABLE_EVENT_LOG_MAX_ROWS, ROUNDTABLE_EVENT_LOG_MAX_AGE): whichever deletes more. */
+  readonly eventRetention: { readonly maxRows: number; readonly maxAgeMs: number };
 }
 
 export class ConfigError extends Error {}
@@ -207,5 +212,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     leaseTtlMs: e.ROUNDTABLE_LEASE_TTL,
     databaseUrl: e.ROUNDTABLE_DATABASE_URL,
     deadlines,
+    eventRetention: Object.freeze({ maxRows: e.ROUNDTABLE_EVENT_LOG_MAX_ROWS, maxAgeMs: e.ROUNDTABLE_EVENT_LOG_MAX_AGE }),
   });
 }

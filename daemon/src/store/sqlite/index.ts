@@ -21,6 +21,9 @@ import type {
   NewTask,
   PendingCounts,
   PendingQuery,
+  ReservationChange,
+  TaskChange,
+  TaskEdit,
   ReceiptRow,
   ReservationChanges,
   ReservationLookup,
@@ -44,8 +47,14 @@ import { migrate } from './migrate.js';
 import { SqliteReservations } from './reservations.js';
 import { SqliteRoom } from './room.js';
 import { SqliteTasks } from './tasks.js';
+import { SqliteEventLog } from './event-log.js';
+import { taskEvent, type LoggedEvent } from '../../events.js';
+import { DEFAULT_RETENTION, editEvents, reservationEvents, summaryOf, touchesDependents, transitionEvents, type EventPage, type EventRetention, type LogPosition } from '../event-log.js';
 
-export type SqliteStoreOptions = DatabaseOptions;
+export interface SqliteStoreOptions extends DatabaseOptions {
+  /** Default: DEFAULT_RETENTION. */
+  readonly eventRetention?: EventRetention;
+}
 
 export class SqliteStore implements BoardStore {
   readonly db: Database.Database;
@@ -59,6 +68,7 @@ export class SqliteStore implements BoardStore {
   private readonly reservations: SqliteReservations;
   private readonly room: SqliteRoom;
   private readonly tasks: SqliteTasks;
+  private readonly eventLog: SqliteEventLog;
 
   constructor(options: SqliteStoreOptions) {
     const db = openDatabase(options);
@@ -76,6 +86,29 @@ export class SqliteStore implements BoardStore {
     this.leases = new SqliteLeases(db, { activity, reservations: this.reservations, tasks: this.tasks });
     this.room = new SqliteRoom(db, this.audit, this.graph);
     this.agents = new SqliteAgents(db);
+    this.eventLog = new SqliteEventLog(db, options.eventRetention ?? DEFAULT_RETENTION);
+  }
+
+  /**
+   * A board change: `work` and the events `eventsOf` derives from what it wrote, appended in the same savepoint, so
+   * the change and its event rows commit (or roll back) together. Every change goes through here: the one place a
+   * write's events are known.
+   */
+  private change<T>(work: () => T, eventsOf: (result: T) => readonly LoggedEvent[]): Promise<T> {
+    return this.write(() => {
+      const result = work();
+      this.eventLog.append(eventsOf(result));
+      return result;
+    });
+  }
+
+  /** A transition, with its event and those of the dependents it settled. */
+  private transition(id: number, decide: DecideChange, extras: WriteExtras<Task> | undefined): Promise<Task> {
+    let change: TaskChange | undefined;
+    return this.change(
+      () => this.tasks.transition(id, (t) => (change = decide(t)), extras),
+      (task) => transitionEvents(summaryOf(task), change!, touchesDependents(task) ? this.tasks.dependentsOf(task.id) : []),
+    );
   }
 
   /** Runs `work` in the next group commit; resolves once that commit is on disk. */
@@ -91,7 +124,10 @@ export class SqliteStore implements BoardStore {
   }
 
   async createTask(task: NewTask, extras?: WriteExtras<Task>, check?: CheckDependencies): Promise<Task> {
-    return this.write(() => this.tasks.createTask(task, extras, check));
+    return this.change(
+      () => this.tasks.createTask(task, extras, check),
+      (t) => [taskEvent(t, { actor: task.createdBy, action: 'created' })],
+    );
   }
   async getTask(id: number, pages?: TaskDetailPages): Promise<TaskDetail | undefined> {
     return this.read(() => this.tasks.getTask(id, pages));
@@ -103,25 +139,32 @@ export class SqliteStore implements BoardStore {
     return this.tasks.latestTasks(status, limit);
   }
   claimTask(id: number, decide: DecideChange, extras?: WriteExtras<Task>): Promise<Task> {
-    return this.write(() => this.tasks.transition(id, decide, extras));
+    return this.transition(id, decide, extras);
   }
   releaseTask(id: number, decide: DecideChange, extras?: WriteExtras<Task>): Promise<Task> {
-    return this.write(() => this.tasks.transition(id, decide, extras));
+    return this.transition(id, decide, extras);
   }
   submitResult(id: number, decide: DecideChange, extras?: WriteExtras<Task>): Promise<Task> {
-    return this.write(() => this.tasks.transition(id, decide, extras));
+    return this.transition(id, decide, extras);
   }
   reviewTask(id: number, decide: DecideChange, extras?: WriteExtras<Task>): Promise<Task> {
-    return this.write(() => this.tasks.transition(id, decide, extras));
+    return this.transition(id, decide, extras);
   }
   cancelTask(id: number, decide: DecideChange, extras?: WriteExtras<Task>): Promise<Task> {
-    return this.write(() => this.tasks.transition(id, decide, extras));
+    return this.transition(id, decide, extras);
   }
   async postMessage(id: number, check: CheckTask, message: NewMessage, extras?: WriteExtras<Message>): Promise<Message> {
-    return this.write(() => this.tasks.postMessage(id, check, message, extras));
+    return this.change(
+      () => this.tasks.postMessage(id, check, message, extras),
+      () => [{ type: 'task_message', task_id: id, author: message.author }],
+    );
   }
   async updateTask(id: number, dependsOn: readonly number[] | undefined, decide: DecideEdit, extras?: WriteExtras<Task>): Promise<Task> {
-    return this.write(() => this.tasks.updateTask(id, dependsOn, decide, extras));
+    let edit: TaskEdit | null = null;
+    return this.change(
+      () => this.tasks.updateTask(id, dependsOn, (t, facts) => (edit = decide(t, facts)), extras),
+      (task) => editEvents(summaryOf(task), edit),
+    );
   }
   async dependentsOf(id: number): Promise<TaskSummary[]> {
     return this.read(() => this.tasks.dependentsOf(id));
@@ -157,7 +200,10 @@ export class SqliteStore implements BoardStore {
   }
 
   async postRoomMessage(message: NewRoomMessage, extras?: WriteExtras<StoredRoomMessage>): Promise<StoredRoomMessage> {
-    return this.write(() => this.room.postRoomMessage(message, extras));
+    return this.change(
+      () => this.room.postRoomMessage(message, extras),
+      (posted) => [{ type: 'room', message_id: posted.id, from: message.author, to: message.to }],
+    );
   }
   async readUnread(agent: string, limit: number, extras?: WriteExtras<{ messages: StoredRoomMessage[]; more: boolean }>): Promise<{ messages: StoredRoomMessage[]; more: boolean }> {
     return this.write(() => this.room.readUnread(agent, limit, extras));
@@ -179,7 +225,10 @@ export class SqliteStore implements BoardStore {
     return this.read(() => this.leases.holdings(agents));
   }
   async expireLeases(now: string): Promise<ExpiredLease[]> {
-    return this.write(() => this.leases.expireLeases(now));
+    return this.change(
+      () => this.leases.expireLeases(now),
+      (expired) => expired.map((lapse) => taskEvent(lapse.task, { actor: 'roundtable', action: 'lease_expired' })),
+    );
   }
   async renewLeases(agent: string, until: string, now: string): Promise<number> {
     return this.write(() => this.leases.renewLeases(agent, until, now));
@@ -198,7 +247,12 @@ export class SqliteStore implements BoardStore {
   }
 
   async changeReservations(taskId: number, lookup: ReservationLookup | undefined, decide: DecideReservation, extras?: WriteExtras<Reservation[]>): Promise<Reservation[]> {
-    return this.write(() => this.reservations.changeReservations(this.tasks.lockTask(taskId), lookup, decide, extras));
+    let change: ReservationChange | undefined;
+    let task: Task | undefined;
+    return this.change(
+      () => this.reservations.changeReservations((task = this.tasks.lockTask(taskId)), lookup, (t, own, sight) => (change = decide(t, own, sight)), extras),
+      () => reservationEvents(summaryOf(task!), change!),
+    );
   }
   async reservationChanges(scope: string, since: number): Promise<ReservationChanges> {
     // Synchronous, on the one connection between group commits: nothing can change the scope while it reads.
@@ -206,6 +260,17 @@ export class SqliteStore implements BoardStore {
   }
   async reservationsOf(taskId: number): Promise<Reservation[]> {
     return this.reservations.ofTask(taskId);
+  }
+
+  async readEvents(after: LogPosition, limit: number): Promise<EventPage> {
+    // Synchronous, between group commits: the rows and the retention mark are one snapshot.
+    return this.eventLog.read(after, limit);
+  }
+  async eventLogHead(): Promise<LogPosition> {
+    return this.eventLog.head();
+  }
+  async eventLogSecret(): Promise<Buffer> {
+    return this.eventLog.secret();
   }
 
   async close(): Promise<void> {
