@@ -15,10 +15,10 @@ CREATE INDEX event_log_order ON event_log (xid, id);
 CREATE INDEX event_log_at ON event_log (at);
 
 CREATE TABLE event_log_state (
-  only INTEGER PRIMARY KEY CHECK (only = 1),
+  id INTEGER PRIMARY KEY CHECK (id = 1),
   secret BYTEA NOT NULL,
   pruned_xid XID8 NOT NULL DEFAULT '0',
   pruned_id BIGINT NOT NULL DEFAULT 0
 );
-INSERT INTO event_log_state (only, secret)
+INSERT INTO event_log_state (id, secret)
 VALUES (1, decode(replace(gen_random_uuid()::text || gen_random_uuid()::text, '-', ''), 'hex'));

@@ -14,8 +14,8 @@ CREATE INDEX event_log_at ON event_log (at);
 -- One row: the key that signs this board's cursors (a cursor is refused on another board, or forged), and the last
 -- id retention deleted.
 CREATE TABLE event_log_state (
-  only INTEGER PRIMARY KEY CHECK (only = 1),
+  id INTEGER PRIMARY KEY CHECK (id = 1),
   secret BLOB NOT NULL,
   pruned_through INTEGER NOT NULL DEFAULT 0
 );
-INSERT INTO event_log_state (only, secret) VALUES (1, randomblob(32));
+INSERT INTO event_log_state (id, secret) VALUES (1, randomblob(32));

@@ -24,9 +24,10 @@ export function decodeChangeCursor(secret: Buffer, cursor: string): LogPosition 
   const [encoded, signature, extra] = cursor.split('.');
   if (encoded === undefined || signature === undefined || extra !== undefined) throw refused();
   const payload = Buffer.from(encoded, 'base64url').toString();
-  const given = Buffer.from(signature, 'base64url');
-  const expected = mac(secret, payload);
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw refused();
+  // Canonical text only: base64url decoding ignores stray characters, so the cursor must be exactly what was made.
+  const given = Buffer.from(signature);
+  const expected = Buffer.from(mac(secret, payload).toString('base64url'));
+  if (Buffer.from(payload).toString('base64url') !== encoded || given.length !== expected.length || !timingSafeEqual(given, expected)) throw refused();
   const match = POSITION.exec(payload);
   if (!match) throw refused();
   return { xid: match[1]!, id: Number(match[2]) };

@@ -200,7 +200,7 @@ export class Presence {
       for (const entry of page.entries) {
         end = entry.position;
         const concern = this.concerned(entry.event).find((c) => c.agent === name && about.has(c.about));
-        if (concern) changes.push(changeOf(entry.event, concern.about));
+        if (concern) changes.push(changeOf(entry.event));
         if (changes.length >= MAX_CHANGES) return { changes, end, held: false, more: true };
       }
       if (!page.more) return { changes, end, held, more: false };
@@ -297,8 +297,8 @@ export class Presence {
   }
 }
 
-/** What wait_for_activity with since tells of one change: ids and states, never board text. */
-type Change = NonNullable<ToolOutput<typeof waitForActivity>['changes']>[number];
+/** What wait_for_activity with since tells of one change: ids and an action, never board text. */
+type Change = string;
 
 interface Scan {
   readonly changes: Change[];
@@ -316,14 +316,15 @@ interface ChangeWait {
   readonly ctx: CallContext;
 }
 
-function changeOf(event: LoggedEvent, about: WaitCategory): Change {
+/** One change as wait_for_activity tells it: task:ID:ACTION, task_message:TASK_ID or room:MESSAGE_ID. */
+function changeOf(event: LoggedEvent): string {
   switch (event.type) {
     case 'task':
-      return { kind: 'task', action: event.action, task_id: event.task.id, status: event.task.status, message_id: null, about };
+      return `task:${event.task.id}:${event.action}`;
     case 'task_message':
-      return { kind: 'task_message', action: null, task_id: event.task_id, status: null, message_id: null, about };
+      return `task_message:${event.task_id}`;
     case 'room':
-      return { kind: 'room', action: null, task_id: null, status: null, message_id: event.message_id, about };
+      return `room:${event.message_id}`;
   }
 }
 
