@@ -34,7 +34,11 @@ export type BoardEvent =
    * This daemon may have missed events (several daemons: its database listener reconnected, and what was sent
    * meanwhile is gone): whoever waits or watches reads the board again. Delivered in this process only.
    */
-  | { readonly type: 'resync' };
+  | {
+      readonly type: 'resync';
+      /** The events missed were read from the event log and delivered already: waiters need not look again. */
+      readonly replayed?: boolean;
+    };
 
 /** A board change's event as the event log keeps it (store/event-log.ts); presence, sign-outs and resyncs are not changes. */
 export type LoggedEvent = Extract<BoardEvent, { type: 'task' | 'task_message' | 'room' }>;

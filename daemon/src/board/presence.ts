@@ -289,7 +289,9 @@ export class Presence {
         return submitter;
       }
       case 'resync':
-        // Events may have been missed (the database listener reconnected): every waiter looks again.
+        // Events may have been missed (the database listener reconnected, and its log could not be replayed): every
+        // waiter looks again. A replayed resync delivered what was missed as events already.
+        if (event.replayed === true) return [];
         return agents.flatMap((a) => WAIT_CATEGORIES.map((category) => about(category)(a.name)));
       default:
         return [];
