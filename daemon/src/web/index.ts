@@ -58,7 +58,7 @@ export interface WebView {
 
 export function createWebView(options: WebViewOptions): WebView {
   const sessions = new SessionStore({ agents: options.agents, shared: options.sharedSessions });
-  const live = new LiveStreams({ events: options.events, sessions, maxStreams: options.maxEventStreams });
+  const live = new LiveStreams({ events: options.events, sessions, maxStreams: options.maxEventStreams, log: options.store });
   const view = new BoardView({ ...options.sources, store: options.store, agents: options.agents, boardName: options.boardName });
   const signedIn = sessionAuth(sessions);
   const headers = securityHeaders();

@@ -18,12 +18,15 @@ const MAX_EVENT = 7800;
  * spread a burst over tens of milliseconds; a resync only makes waiters look again, so waiting this long costs little.
  */
 const RESYNC_SETTLE_MS = 200;
-/**
- * The position this daemon has had the log's events up to moves on after activity: the head is read, and taken as
- * reached this long later if the listener did not reconnect meanwhile (a notification sent later than that after its
- * commit would be replayed as missed only if the connection also dropped in between).
- */
+/** After activity, the log's head is read this soon (once, however much activity). */
 const CHECKPOINT_MS = 2_000;
+/**
+ * ... and taken as the position this daemon has had every event up to this much later, if the same listening
+ * connection is still up: longer than a silent connection takes to be found and cut (listener.ts: 5 s + 5 s), so a
+ * stall in between is a drop in between. A reconnect replays from the last position taken: the events of the last
+ * few seconds before the outage are delivered twice, which only makes waiters look again.
+ */
+const CHECKPOINT_SETTLE_MS = 12_000;
 /** A replay reads the log in pages of this many rows. */
 const REPLAY_PAGE = 1_000;
 /** Rows committed behind an older transaction still running are looked for again this soon, this many times. */
@@ -48,8 +51,6 @@ export class PostgresEventBus implements EventBus {
   private flushing: NodeJS.Immediate | undefined;
   /** How far in the event log this daemon has had every event (delivered here, or replayed). */
   private position: LogPosition | undefined;
-  /** Bumped at every reconnect of the listener: a checkpoint read before one is not taken. */
-  private generation = 0;
   private checkpointing: NodeJS.Timeout | undefined;
   private replaying: Promise<void> | undefined;
   private closed = false;
@@ -72,10 +73,7 @@ export class PostgresEventBus implements EventBus {
       CHANNEL,
       (payload) => bus.received(payload),
       () => {
-        if (listened) {
-          bus.generation += 1;
-          bus.resync();
-        }
+        if (listened) bus.resync();
         listened = true;
       },
     );
@@ -168,15 +166,22 @@ export class PostgresEventBus implements EventBus {
     }
   }
 
-  /** After activity: reads the log's head, and takes it as reached CHECKPOINT_MS later if no reconnect came between. */
+  /**
+   * After activity: reads the log's head, and takes it as reached CHECKPOINT_MS later if the same listening
+   * connection was up at the read and still is (a drop in between leaves the position where it was).
+   */
   private checkpointSoon(): void {
     if (this.checkpointing || this.closed) return;
-    const generation = this.generation;
     this.checkpointing = setTimeout(() => {
+      const connection = this.listening?.connection();
+      if (connection === undefined) {
+        this.checkpointing = undefined;
+        return;
+      }
       eventLogHead(this.sql)
-        .then((head) => new Promise<LogPosition>((resolve) => (this.checkpointing = setTimeout(() => resolve(head), CHECKPOINT_MS))))
+        .then((head) => new Promise<LogPosition>((resolve) => (this.checkpointing = setTimeout(() => resolve(head), CHECKPOINT_SETTLE_MS))))
         .then((head) => {
-          if (generation === this.generation && !this.replaying && !this.resyncing) this.advance(head);
+          if (this.listening?.connection() === connection && !this.replaying && !this.resyncing) this.advance(head);
         })
         .catch(() => {})
         .finally(() => (this.checkpointing = undefined));
