@@ -36,6 +36,9 @@
 //                                           HTTP transport and the npx form (BENCH_APP_RUNS, 10)
 //   postgres.mjs      pg_claims, pg_wake    durable claims/s with 1-3 daemons on PostgreSQL beside one on SQLite; the
 //                                           cross-daemon wake-up (need ROUNDTABLE_TEST_PG_URL or a local cluster)
+//   event-log.mjs     wake_latency          wake --exec: new task -> CMD with 0, 1 and 100 items already pending
+//                     event_log_cost        claim_task calls/s with the event row vs before the event log (from git)
+//                     listen_replay         PostgreSQL: replay after a 10 s LISTEN outage with 10,000 events meanwhile
 // Each section is one async function that starts its own servers on 127.0.0.1 over its own seeded database copy,
 // measures, stops them, and adds rows to the shared report; adding a section means adding it to SECTIONS below.
 //
@@ -55,7 +58,6 @@ import {
   CONFIG,
   envInt,
   MIGRATIONS,
-  envInt,
   inRounds,
   buildDaemonAt,
   ROOT,
@@ -87,6 +89,7 @@ import { benchToolList } from './tool-list.mjs';
 import { benchWaitCap } from './waits.mjs';
 import { benchMcpConnect } from './mcp-revisions.mjs';
 import { benchPgClaims, benchPgWake } from './postgres.mjs';
+import { benchEventLogCost, benchListenReplay, benchWakeLatency } from './event-log.mjs';
 
 const liveHelpers = () => ({ report, makeTempDir, writeAgents, startDaemon, stopServer, percentiles, fmt, TARGETS, ROOT, seedTasks: seedListBoard, buildDaemonAt, WAITS_PER_AGENT, postToolAnswer, against });
 
@@ -124,6 +127,9 @@ const SECTIONS = [
   { file: 'apps', name: 'agent_apps', run: () => benchAgentApps({ ...liveHelpers(), inRounds }, { runs: envInt('BENCH_APP_RUNS', 10) }) },
   { file: 'postgres', name: 'pg_claims', run: () => benchPgClaims(liveHelpers(), { concurrency: 24, seed: 100_000, warmupMs: 1000, measureMs: 5000 }) },
   { file: 'postgres', name: 'pg_wake', run: () => benchPgWake(liveHelpers(), { rounds: 200 }) },
+  { file: 'event-log', name: 'wake_latency', run: () => benchWakeLatency(liveHelpers(), { pending: [0, 1, 100], rounds: 30 }) },
+  { file: 'event-log', name: 'event_log_cost', run: () => benchEventLogCost(liveHelpers(), { rounds: 4 }) },
+  { file: 'event-log', name: 'listen_replay', run: () => benchListenReplay(liveHelpers(), { events: 10_000, outageMs: 10_000 }) },
 ];
 
 // ---------------------------------------------------------------------------------------------------------------

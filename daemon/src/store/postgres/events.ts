@@ -143,6 +143,7 @@ export class PostgresEventBus implements EventBus {
 
   private async replay(): Promise<void> {
     const from = this.position;
+    const started = performance.now();
     let delivered = 0;
     try {
       if (!from) throw new Error('no position in the event log to replay from');
@@ -158,7 +159,7 @@ export class PostgresEventBus implements EventBus {
         if (!page.held || ++held > HELD_RETRIES) break;
         await new Promise((resolve) => setTimeout(resolve, HELD_RETRY_MS));
       }
-      log.info('the database listener reconnected; the events sent meanwhile were read from the event log', { events: delivered });
+      log.warn('the database listener reconnected; the events sent meanwhile were read from the event log', { events: delivered, ms: Math.round(performance.now() - started) });
       this.local.publish({ type: 'resync', replayed: true });
     } catch (error) {
       log.warn('the database listener reconnected and the event log could not be replayed; waiters and live pages look again', { error: String(error) });
