@@ -196,8 +196,12 @@ export async function benchListenReplay(h, { events = 10_000, outageMs = 10_000 
     await sleep(Math.max(0, outageMs - writeMs));
     const restored = performance.now();
     relay.restore();
+    const replayed = () => {
+      const text = a.stderrTail().split('\n').find((l) => l.includes('were read from the event log'));
+      return text && [null, /"events":(\d+)/.exec(text)?.[1], /"ms":(\d+)/.exec(text)?.[1]];
+    };
     let line;
-    while (!(line = /were read from the event log.*"events":(\d+).*"ms":(\d+)/.exec(a.stderrTail()))) {
+    while (!(line = replayed())) {
       if (performance.now() - restored > 60_000) throw new Error(`listen_replay: no replay logged\n${a.stderrTail()}`);
       await sleep(5);
     }

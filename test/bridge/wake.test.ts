@@ -234,6 +234,26 @@ describeEachStore((store) => {
     }
   });
 
+  it('with more claimable tasks pending than one page of ids (100), a new one still runs CMD at once', async () => {
+    const board = await startBoard({ store });
+    const wake = startWake(board, 'w2', ['--for', 'tasks', '--debounce', '0']);
+    try {
+      for (let i = 0; i < 100; i++) await api(board, 'lead', 'create_task', { title: `p${i}`, required_skills: ['python'] });
+      await eventually('the run for what is pending', () => wake.batch(1));
+      await sleep(500); // the creations above may have come in two batches: let them settle
+      const runs = (n: number): number => (wake.batch(n) ? runs(n + 1) : n - 1);
+      const before = runs(1);
+      await parked(board, 'w2');
+      const id = (await api(board, 'lead', 'create_task', { title: 'one more', required_skills: ['python'] })).body['task']['id'] as number;
+      // The new task is past the page of 100 ids the wake lists: the change the board names is what makes it new.
+      const run = await eventually('the run for the new task', () => wake.batch(before + 1));
+      expect(run['ROUNDTABLE_WAKE_NEW_TASK_IDS']).toBe(String(id));
+    } finally {
+      await wake.stop();
+      await board.stop();
+    }
+  });
+
   it('counts every pending task, not the one page of ids it lists (153 claimable, 136 to review)', async () => {
     const board = await startBoard({ store });
     const wakes: Wake[] = [];

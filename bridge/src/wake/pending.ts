@@ -55,6 +55,15 @@ export async function collectPending(client: BoardClient, me: string, answer: Wa
   for (const id of toReviewIds) keys.add(`review:${id}`);
   for (const id of strandedIds) keys.add(`stranded:${id}`);
   for (const r of watched.includes('reviews') ? answer.reviews : []) keys.add(`reviewed:${r.task_id}:${r.created_at}`);
+  // With a cursor the board names each new change: one to a task past the page of ids listed (100 already pending,
+  // say) is still a new item.
+  if (tasks) {
+    const listed = new Set([...keys].map((key) => key.split(':')[1]));
+    for (const change of answer.changes ?? []) {
+      const [kind, id, action] = change.split(':');
+      if (kind === 'task' && id !== undefined && /^\d+$/.test(id) && !listed.has(id)) keys.add(`changed:${id}:${action ?? ''}`);
+    }
+  }
   if (unread > 0) {
     // The newest message to the agent stands for the unread batch: a new message makes a new key.
     const newest = idsOf(log?.['messages'], (m) => m['from'] !== me)[0];

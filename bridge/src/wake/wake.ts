@@ -73,7 +73,7 @@ export class Waker {
           const more = await this.retrying(() => this.wait(0, cursor));
           if (!more || more === 'lost') break;
           cursor = more.cursor;
-          answer = { ...more, reviews: [...answer.reviews, ...more.reviews] };
+          answer = { ...more, reviews: [...answer.reviews, ...more.reviews], changes: [...(answer.changes ?? []), ...(more.changes ?? [])] };
           if ((more.changes?.length ?? 0) === 0) break;
         }
       }
@@ -88,7 +88,8 @@ export class Waker {
           if (!again) break;
           if (again !== 'lost') {
             cursor = again.cursor ?? cursor;
-            const fresh = await this.retrying(() => collectPending(this.options.client, agent, { ...again, reviews: [...answer.reviews, ...again.reviews] }, this.options.watch));
+            const merged = { ...again, reviews: [...answer.reviews, ...again.reviews], changes: [...(answer.changes ?? []), ...(again.changes ?? [])] };
+            const fresh = await this.retrying(() => collectPending(this.options.client, agent, merged, this.options.watch));
             if (!fresh) break;
             pending = fresh;
           }
