@@ -22,7 +22,7 @@ const BACKOFF_MS = [250, 500, 1000, 2000, 5000];
  * After a wake, how long more items of the same burst are waited for (each one restarts it, up to BURST_ROUNDS), so a
  * burst of items runs CMD once. Short against the 100 ms within which CMD runs for a new item.
  */
-const BURST_MS = 25;
+const BURST_MS = 10;
 const BURST_ROUNDS = 3;
 /** A board older than change cursors (no cursor in its answer) answers at once while work is pending: look again this late. */
 const LEGACY_RECHECK_MS = 15_000;
