@@ -45,6 +45,9 @@
 //                                           cross-daemon wake-up (need ROUNDTABLE_TEST_PG_URL or a local cluster)
 //                     pg_cost               CPU per durable claim (daemon, and the cluster with ROUNDTABLE_TEST_PG_DIR) on
 //                                           SQLite and PostgreSQL, now and before issue 27; round trips per claim/get_task
+//   event-log.mjs     wake_latency          wake --exec: new task -> CMD with 0, 1 and 100 items already pending
+//                     event_log_cost        claim_task calls/s with the event row vs before the event log (from git)
+//                     listen_replay         PostgreSQL: replay after a 10 s LISTEN outage with 10,000 events meanwhile
 // Each section is one async function that starts its own servers on 127.0.0.1 over its own seeded database copy,
 // measures, stops them, and adds rows to the shared report; adding a section means adding it to SECTIONS below.
 //
@@ -99,6 +102,7 @@ import { benchMcpConnect } from './mcp-revisions.mjs';
 import { benchPgClaims, benchPgCost, benchPgWake } from './postgres.mjs';
 import { benchMinimalRoute } from './minimal.mjs';
 import { benchWebhookCost, benchWebhookLatency } from './webhooks.mjs';
+import { benchEventLogCost, benchListenReplay, benchWakeLatency } from './event-log.mjs';
 
 const liveHelpers = () => ({ CONFIG, cpuMs, createLoad, report, makeTempDir, writeAgents, startDaemon, stopServer, percentiles, fmt, TARGETS, ROOT, seedTasks: seedListBoard, buildDaemonAt, WAITS_PER_AGENT, postToolAnswer, against });
 
@@ -140,6 +144,9 @@ const SECTIONS = [
   { file: 'postgres', name: 'pg_claims', run: () => benchPgClaims(liveHelpers(), { concurrency: 24, seed: 100_000, warmupMs: 1000, measureMs: 5000 }) },
   { file: 'postgres', name: 'pg_cost', run: () => benchPgCost(liveHelpers(), { rounds: envInt('BENCH_MINIMAL_ROUNDS', 5), roundMs: envInt('BENCH_MINIMAL_ROUND_MS', 2000), clients: 50, calls: 200 }) },
   { file: 'postgres', name: 'pg_wake', run: () => benchPgWake(liveHelpers(), { rounds: 200 }) },
+  { file: 'event-log', name: 'wake_latency', run: () => benchWakeLatency(liveHelpers(), { pending: [0, 1, 100], rounds: 30 }) },
+  { file: 'event-log', name: 'event_log_cost', run: () => benchEventLogCost(liveHelpers(), { rounds: 4 }) },
+  { file: 'event-log', name: 'listen_replay', run: () => benchListenReplay(liveHelpers(), { events: 10_000, outageMs: 10_000 }) },
 ];
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -24,7 +24,7 @@ Usage:
   roundtable-bridge hook CLIENT EVENT --url URL [--profile NAME] [--keep-working] [--max-blocks N]
       Answer an agent app's command hook (event JSON on stdin): claude-code SessionStart|UserPromptSubmit|Stop,
       codex SessionStart|UserPromptSubmit|Stop, gemini-cli SessionStart|BeforeAgent|AfterAgent (docs/CONNECT.md).
-  roundtable-bridge wake --exec CMD --url URL [--profile NAME] [--for tasks,messages,reviews] [--debounce S] [--recheck S]
+  roundtable-bridge wake --exec CMD --url URL [--profile NAME] [--for tasks,messages,reviews] [--debounce S]
       Run CMD (a command line of yours, e.g. tmux send-keys) when new work or messages wait for the agent.
   roundtable-bridge setup CLIENT --url URL [--profile NAME] [--scope user|project] [--hooks] [--print] [--no-check]
       Add the bridge (and with --hooks the client's hooks) to an MCP client's config, then ask whoami through it
@@ -51,7 +51,6 @@ Options:
   --exec CMD       wake: the command to run; it gets ids and counts in ROUNDTABLE_WAKE_* variables
   --for LIST       wake: what wakes the agent, from tasks, messages, reviews (default tasks,messages)
   --debounce S     wake: least seconds between two runs of CMD (default 5)
-  --recheck S      wake: how often work that already woke the agent is looked at again for new items (default 15)
 
 The token is read, in order, from ROUNDTABLE_TOKEN, the OS keychain (service "${KEYCHAIN_SERVICE}"),
 then ROUNDTABLE_TOKEN_FILE (a file of mode 600). It is never taken from the command line.

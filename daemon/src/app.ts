@@ -15,7 +15,7 @@ import { mcpRoutes } from './mcp.js';
 import { RateLimiter } from './rate-limit.js';
 import { statusRoutes } from './status.js';
 import type { BoardStore } from './store/store.js';
-import type { SharedSessions } from './web/sessions.js';
+import type { SharedSessions } from './store/shared-sessions.js';
 import { createWebView, WEB_ACTION_PATHS, WEB_READ_PATHS, WEB_WRITE_PATHS, type ViewSources, type WebView } from './web/index.js';
 
 export interface AppOptions {

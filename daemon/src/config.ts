@@ -126,6 +126,9 @@ const envSchema = z.object({
   ROUNDTABLE_WEBHOOK_TIMEOUT: deadline.default(5_000).pipe(z.number().max(60_000, 'at most 60s: a slow receiver holds a delivery slot')),
   ROUNDTABLE_WEBHOOK_RETRY_BASE: duration.default(5_000).pipe(z.number().min(100, 'at least 0.1s')),
   ROUNDTABLE_WEBHOOK_MAX_ATTEMPTS: positiveInt.max(100).default(10),
+  // The event log (issue 24): a cursor older than what is kept is refused, so keep more than a waiter may fall behind.
+  ROUNDTABLE_EVENT_LOG_MAX_ROWS: positiveInt.min(1000, 'at least 1000: fewer would expire the cursors of waiters that are only a little behind').max(100_000_000).default(100_000),
+  ROUNDTABLE_EVENT_LOG_MAX_AGE: duration.default(7 * 86_400_000).pipe(z.number().min(60_000, 'at least 1m: a shorter log would expire the cursor of a wait still running')),
 });
 
 export interface Config {
@@ -173,6 +176,8 @@ export interface Config {
     /** SQLite's busy_timeout: how long a write waits for another process's lock on the file (ROUNDTABLE_DB_BUSY_TIMEOUT). */
     readonly busyMs: number;
   };
+  /** How much of the event log is kept (ROUNDTABLE_EVENT_LOG_MAX_ROWS, ROUNDTABLE_EVENT_LOG_MAX_AGE): whichever deletes more. */
+  readonly eventRetention: { readonly maxRows: number; readonly maxAgeMs: number };
 }
 
 export class ConfigError extends Error {}
@@ -233,5 +238,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicUrl: e.ROUNDTABLE_PUBLIC_URL?.replace(/\/+$/, ''),
     webhooks: Object.freeze({ timeoutMs: e.ROUNDTABLE_WEBHOOK_TIMEOUT, retryBaseMs: e.ROUNDTABLE_WEBHOOK_RETRY_BASE, maxAttempts: e.ROUNDTABLE_WEBHOOK_MAX_ATTEMPTS }),
     deadlines,
+    eventRetention: Object.freeze({ maxRows: e.ROUNDTABLE_EVENT_LOG_MAX_ROWS, maxAgeMs: e.ROUNDTABLE_EVENT_LOG_MAX_AGE }),
   });
 }

@@ -15,15 +15,7 @@ import { isLoopback, plainHttpExposure } from './exposure.js';
 import { CODE_SCHEMA_VERSION } from './store/sqlite/migrate.js';
 import { describeDatabase } from './store/open.js';
 import { VERSION } from './version.js';
-
-export type CheckStatus = 'ok' | 'warn' | 'fail';
-
-export interface CheckResult {
-  readonly name: string;
-  readonly status: CheckStatus;
-  readonly detail: string;
-  readonly fix?: string;
-}
+import type { CheckResult, CheckStatus } from './store/check-result.js';
 
 export type Check = (config: Config) => CheckResult | Promise<CheckResult>;
 

@@ -92,3 +92,6 @@ export class Unavailable extends BoardError {
 export function asBoardError(error: unknown): BoardError {
   return error instanceof BoardError ? error : new Internal();
 }
+
+/** A change cursor older than the event log keeps (wait_for_activity since): what came after it is gone. */
+export class CursorExpired extends Conflict {}

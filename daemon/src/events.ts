@@ -1,6 +1,6 @@
 // Board events for waking waiters and live views: a small publish/subscribe interface, in-process today.
 // Events carry ids, names and states only, never board text; subscribers read what they need.
-import type { TaskStatus } from 'roundtable-shared';
+import type { TaskStatus, TaskSummary } from 'roundtable-shared';
 
 export type BoardEvent =
   | {
@@ -34,7 +34,36 @@ export type BoardEvent =
    * This daemon may have missed events (several daemons: its database listener reconnected, and what was sent
    * meanwhile is gone): whoever waits or watches reads the board again. Delivered in this process only.
    */
-  | { readonly type: 'resync' };
+  | {
+      readonly type: 'resync';
+      /** The events missed were read from the event log and delivered already: waiters need not look again. */
+      readonly replayed?: boolean;
+    };
+
+/** A board change's event as the event log keeps it (store/event-log.ts); presence, sign-outs and resyncs are not changes. */
+export type LoggedEvent = Extract<BoardEvent, { type: 'task' | 'task_message' | 'room' }>;
+
+/** The event of a change to a task, from the task as written: one definition for the event log and the bus. */
+export function taskEvent(
+  task: Pick<TaskSummary, 'id' | 'status' | 'assignee' | 'required_skills' | 'blocked_by' | 'created_by' | 'lease_expires_at'>,
+  change: { readonly actor: string; readonly action: string; readonly review?: { readonly submitter: string | null } | undefined },
+): LoggedEvent {
+  return {
+    type: 'task',
+    action: change.action,
+    actor: change.actor,
+    task: {
+      id: task.id,
+      status: task.status,
+      assignee: task.assignee,
+      required_skills: task.required_skills,
+      blocked: task.blocked_by.length > 0,
+      created_by: task.created_by,
+      lease_expires_at: task.lease_expires_at,
+    },
+    ...(change.review && { submitter: change.review.submitter }),
+  };
+}
 
 export type BoardEventListener = (event: BoardEvent) => void;
 

@@ -44,6 +44,10 @@ function resyncsLogged(board: TestBoard): number {
   return board.output().stderr.split('\n').filter((line) => line.includes('the database listener reconnected')).length;
 }
 
+function replaysLogged(board: TestBoard): number {
+  return board.output().stderr.split('\n').filter((line) => line.includes('were read from the event log')).length;
+}
+
 /** See the last test: long enough for the driver's default backoff to be far behind, short enough for ours not to be. */
 const OUTAGE_MS = 11_500;
 
@@ -173,6 +177,34 @@ describe.skipIf(PG_SKIP_REASON)(`three daemons: who waits where, and a listener 
       await api(a, 'w1', 'claim_task', { task_id: again.body.task.id });
     } finally {
       page.abort();
+      await sql.end({ timeout: 1 });
+    }
+  });
+
+  it("events written through B and C while A's listener is cut are read from the event log once it is back: A's waiters get exactly them", async () => {
+    const sql = connectTo(databaseUrl);
+    try {
+      const before = replaysLogged(a);
+      // w2 waits on A from a cursor (told only what is newer), w3 waits as before; nothing is pending for either.
+      const { cursor } = (await api(a, 'w2', 'wait_for_activity', { timeout_s: 0, for: ['tasks'] })).body;
+      const edge = api(a, 'w2', 'wait_for_activity', { timeout_s: 45, for: ['tasks'], since: cursor }).then((answer) => ({ ...answer, at: performance.now() }));
+      await eventually('w2 to be parked on A', async () => (await memberOn(a, 'w2')).waiting);
+      relay.hold();
+      await endListenerOf(sql, relay);
+      const made: number[] = [];
+      for (const board of [b, c, b]) made.push((await api(board, 'lead', 'create_task', { title: 'made while A was deaf', assignee: 'w2' })).body.task.id);
+      const released = performance.now();
+      relay.release();
+      // The replayed events wake it, not a resync: a replayed resync wakes no waiter (board/presence.ts).
+      const answer = await within("w2's wait on A to be answered from the replayed log", edge, 20_000);
+      console.log(`the waiter on A was answered ${Math.round(answer.at - released)} ms after its listener was let back (reconnect backoff included)`);
+      expect(answer.body.reason).toBe('activity');
+      expect(answer.body.changes).toEqual(made.map((id) => `task:${id}:created`));
+      // The listener's reconnect backoff is at most 2 s (store/postgres/listener.ts); the replay itself takes far less.
+      expect(answer.at - released).toBeLessThan(5_000);
+      await eventually('A to log that it replayed the events it missed', () => replaysLogged(a) > before);
+      for (const id of made) await api(a, 'lead', 'cancel_task', { task_id: id });
+    } finally {
       await sql.end({ timeout: 1 });
     }
   });

@@ -4,7 +4,8 @@ import { expect, it, vi } from 'vitest';
 import { parseAgentsFile, type AgentDirectory } from '../../daemon/src/agents.js';
 import { LocalEventBus } from '../../daemon/src/events.js';
 import { eventForPage, LiveStreams } from '../../daemon/src/web/event-stream.js';
-import { sessionDigest, SessionStore } from '../../daemon/src/web/sessions.js';
+import { sessionDigest } from '../../daemon/src/store/shared-sessions.js';
+import { SessionStore } from '../../daemon/src/web/sessions.js';
 
 const hash = (token: string) => createHash('sha256').update(token).digest('hex');
 

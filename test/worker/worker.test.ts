@@ -174,10 +174,19 @@ function auditedCalls(b: TestBoard, agent: string, tool: string): number {
   }
 }
 
-/** Waits until the worker has been round its loop `rounds` more times: each round asks the board with wait_for_activity. */
-async function moreLoops(b: TestBoard, agent: string, rounds: number): Promise<void> {
+/**
+ * Waits until the worker is parked in wait_for_activity, then checks it stays parked: with work pending that it will
+ * not take, it waits for what is newer than its change cursor (issue 24) instead of going round a polling loop.
+ */
+async function parkedNotPolling(b: TestBoard, agent: string): Promise<void> {
+  await eventually(`${agent} to be waiting on the board`, async () => {
+    const members = (await api(b, 'lead', 'members')).body['members'] as Array<{ name: string; waiting: boolean }>;
+    return members.find((m) => m.name === agent)?.waiting;
+  });
   const from = auditedCalls(b, agent, 'wait_for_activity');
-  await eventually(`${agent} to look at the board ${rounds} more times`, () => auditedCalls(b, agent, 'wait_for_activity') >= from + rounds);
+  await sleep(1_500);
+  // One more is the wait that was parked ending (its audit row is written when it answers); a loop would make many.
+  expect(auditedCalls(b, agent, 'wait_for_activity') - from).toBeLessThanOrEqual(1);
 }
 
 async function createTask(b: TestBoard, args: Record<string, unknown>): Promise<number> {
@@ -423,8 +432,11 @@ describe('failures', () => {
     const good = await createTask(b, { title: 'model answers' });
     const worker = startWorker(workerEnv(b, 'w3', m)); // default cool-down: 900 s
     await worker.waitForLine(new RegExp(`submitted task ${good}\\b`));
-    // The failed tasks are open and claimable, so each round of its loop the worker sees them and passes them by.
-    await moreLoops(b, 'w3', 3);
+    // The failed tasks are open and claimable: the worker passes them by and waits for what is newer.
+    await parkedNotPolling(b, 'w3');
+    // A new task wakes it at once while the failed ones are still pending.
+    const next = await createTask(b, { title: 'model answers again' });
+    await worker.waitForLine(new RegExp(`submitted task ${next}\\b`));
     expect(await worker.stop()).toBe(0);
 
     const log = worker.stderr();
@@ -443,7 +455,7 @@ describe('failures', () => {
     }
     expect((await getTask(b, good)).task.status).toBe('submitted');
     // One call per task: the failed ones were not retried.
-    expect(m.requests).toHaveLength(4);
+    expect(m.requests).toHaveLength(5);
     expect(log).not.toContain(ANSWER_MARK);
     expect(log).not.toContain('upstream failure');
   });
@@ -505,9 +517,9 @@ describe('failures', () => {
     const id = await createTask(b, { title: 'hopeless' });
     const worker = startWorker(workerEnv(b, 'w1', m, { WORKER_COOLDOWN_SECONDS: '1', WORKER_MAX_FAILURES: '3' }));
     await worker.waitForLine(new RegExp(`gave up on task ${id} after 3 failures; posted a help_request`), 20_000);
-    // Past the 1 s cool-down (wall-clock, which a slow machine cannot shorten), then round its loop twice: no fourth attempt.
+    // Past the 1 s cool-down (wall-clock, which a slow machine cannot shorten), parked and not polling: no fourth attempt.
     await sleep(1200);
-    await moreLoops(b, 'w1', 2);
+    await parkedNotPolling(b, 'w1');
     expect(await worker.stop()).toBe(0);
 
     expect(m.requests).toHaveLength(3);

@@ -60,17 +60,19 @@ async function answer(options: HookRunOptions): Promise<Record<string, unknown> 
     return undefined;
   }
 
-  const facts = await readBoardFacts(options.board, { withIdentity: kind === 'start' });
+  const facts = await readBoardFacts(options.board, { withIdentity: kind === 'start', since: kind === 'prompt' ? state.cursor : undefined });
   const digest = digestOf(facts);
+  const cursor = facts.cursor ?? state.cursor;
   switch (kind) {
     case 'start': {
-      await save({ stopBlocks: 0, digest }).catch(warnState);
+      await save({ stopBlocks: 0, digest, ...(cursor !== undefined && { cursor }) }).catch(warnState);
       await store.prune().catch(() => undefined);
       return contextOutput(options.event, sessionStartContext(facts, options.boardUrl, now()));
     }
     case 'prompt': {
-      const changed = concernsAgent(state.digest, digest);
-      await save({ stopBlocks: 0, digest }).catch(warnState);
+      // With a cursor, "new since the last prompt" is what the board's event log says concerns the agent after it.
+      const changed = facts.news !== undefined ? facts.news > 0 || heldChanged(state.digest, digest) : concernsAgent(state.digest, digest);
+      await save({ stopBlocks: 0, digest, ...(cursor !== undefined && { cursor }) }).catch(warnState);
       return changed ? contextOutput(options.event, digestLine(facts, now())) : undefined;
     }
     case 'stop': {
@@ -92,8 +94,14 @@ async function answer(options: HookRunOptions): Promise<Record<string, unknown> 
  */
 export function concernsAgent(before: DigestFacts | undefined, now: DigestFacts): boolean {
   if (!before) return now.held.length > 0 || now.unread > 0 || now.claimable > 0 || now.toReview > 0;
-  if (before.held.length !== now.held.length || before.held.some((id, i) => id !== now.held[i])) return true;
+  if (heldChanged(before, now)) return true;
   return now.unread > before.unread || now.claimable > before.claimable || now.toReview > before.toReview;
+}
+
+/** The claims held changed: one lapsed, or was released by the leader. */
+function heldChanged(before: DigestFacts | undefined, now: DigestFacts): boolean {
+  if (!before) return now.held.length > 0;
+  return before.held.length !== now.held.length || before.held.some((id, i) => id !== now.held[i]);
 }
 
 function warnState(error: unknown): void {

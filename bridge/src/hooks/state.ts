@@ -18,8 +18,12 @@ export interface HookState {
   stopBlocks: number;
   /** What the last digest (SessionStart or UserPromptSubmit) saw. */
   digest?: DigestFacts;
+  /** The board's change cursor at the last digest: the next prompt is told of what changed after it. */
+  cursor?: string;
 }
 
+/** A change cursor is short (LIMITS.cursor); anything longer in the file is not one. */
+const CURSOR_MAX = 200;
 /** Files of sessions idle this long are removed at the next SessionStart. */
 const STALE_MS = 7 * 24 * 3600 * 1000;
 
@@ -41,6 +45,7 @@ export class HookStateStore {
       const value = JSON.parse(await readFile(this.fileFor(account, sessionId), 'utf8')) as Partial<HookState>;
       const state: HookState = { stopBlocks: Number.isInteger(value.stopBlocks) && value.stopBlocks! >= 0 ? value.stopBlocks! : 0 };
       if (isDigest(value.digest)) state.digest = value.digest;
+      if (typeof value.cursor === 'string' && value.cursor.length <= CURSOR_MAX) state.cursor = value.cursor;
       return state;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { stopBlocks: 0 };

@@ -11,17 +11,17 @@ import { onStopSignals } from '../platform.js';
 
 const DEFAULT_WATCH: WaitCategory[] = ['tasks', 'messages'];
 const DEFAULT_DEBOUNCE_S = 5;
-const DEFAULT_RECHECK_S = 15;
 
 export interface WakeCommandInput {
   readonly config: BridgeConfig;
   readonly exec: string | undefined;
   readonly for: string | undefined;
   readonly debounce: string | undefined;
-  readonly recheck: string | undefined;
+  /** Accepted and ignored: change cursors ended the re-check window (docs/DECISIONS.md, issue 24). */
+  readonly recheck?: string | undefined;
 }
 
-export function checkWakeArguments(input: Omit<WakeCommandInput, 'config'>): { command: string; watch: WaitCategory[]; debounceMs: number; recheckMs: number } {
+export function checkWakeArguments(input: Omit<WakeCommandInput, 'config'>): { command: string; watch: WaitCategory[]; debounceMs: number } {
   if (input.exec === undefined || input.exec.trim() === '') {
     throw new BadConfig("wake: --exec CMD is required, e.g. --exec \"tmux send-keys -t agent 'check the board' Enter\"");
   }
@@ -38,17 +38,14 @@ export function checkWakeArguments(input: Omit<WakeCommandInput, 'config'>): { c
   if (!Number.isFinite(debounceS) || debounceS < 0 || debounceS > 3600) {
     throw new BadConfig(`--debounce: "${input.debounce}" is not a number of seconds from 0 to 3600 (least time between two runs of CMD)`);
   }
-  const recheckS = input.recheck === undefined ? DEFAULT_RECHECK_S : Number(input.recheck);
-  if (!Number.isFinite(recheckS) || recheckS < 1 || recheckS > 600) {
-    throw new BadConfig(`--recheck: "${input.recheck}" is not a number of seconds from 1 to 600 (how often pending work that already woke the agent is looked at again)`);
-  }
-  return { command: input.exec, watch, debounceMs: Math.round(debounceS * 1000), recheckMs: Math.round(recheckS * 1000) };
+  if (input.recheck !== undefined) log.info('--recheck is no longer needed and is ignored: new items wake the agent at once, also while others are pending');
+  return { command: input.exec, watch, debounceMs: Math.round(debounceS * 1000) };
 }
 
 export async function wakeCommand(input: WakeCommandInput): Promise<number> {
-  const { command, watch, debounceMs, recheckMs } = checkWakeArguments(input);
+  const { command, watch, debounceMs } = checkWakeArguments(input);
   const client = new BoardClient({ config: input.config, token: tokenLookup(input.config), userAgent: `roundtable-bridge/${VERSION} wake`, watcher: true });
-  const waker = new Waker({ client, command, watch, debounceMs, recheckMs });
+  const waker = new Waker({ client, command, watch, debounceMs });
   const onSignal = (signal: string) => {
     log.info(`${signal}: stopping`);
     waker.stop();

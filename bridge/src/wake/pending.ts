@@ -10,6 +10,10 @@ export interface WaitAnswer {
   readonly reviews: ReadonlyArray<{ task_id: number; verdict: string; created_at: string }>;
   /** Tasks the agent must fix because a blocker was cancelled (the leader's; a peer's own); absent from older boards. */
   readonly stranded_tasks?: readonly number[];
+  /** The change cursor to wait from next; absent from boards older than change cursors. */
+  readonly cursor?: string;
+  /** With since: the changes after it that concern the agent. */
+  readonly changes?: readonly string[];
 }
 
 export interface Pending {
@@ -51,21 +55,21 @@ export async function collectPending(client: BoardClient, me: string, answer: Wa
   for (const id of toReviewIds) keys.add(`review:${id}`);
   for (const id of strandedIds) keys.add(`stranded:${id}`);
   for (const r of watched.includes('reviews') ? answer.reviews : []) keys.add(`reviewed:${r.task_id}:${r.created_at}`);
+  // With a cursor the board names each new change: one to a task past the page of ids listed (100 already pending,
+  // say) is still a new item.
+  if (tasks) {
+    const listed = new Set([...keys].map((key) => key.split(':')[1]));
+    for (const change of answer.changes ?? []) {
+      const [kind, id, action] = change.split(':');
+      if (kind === 'task' && id !== undefined && /^\d+$/.test(id) && !listed.has(id)) keys.add(`changed:${id}:${action ?? ''}`);
+    }
+  }
   if (unread > 0) {
     // The newest message to the agent stands for the unread batch: a new message makes a new key.
     const newest = idsOf(log?.['messages'], (m) => m['from'] !== me)[0];
     keys.add(`messages:${newest ?? `count-${unread}`}`);
   }
   return { claimableIds, claimable: claimableCount, toReviewIds, toReview: toReviewCount, unread, reviewedIds, strandedIds, keys };
-}
-
-/** How many items of a category are pending: a category with none is waited on, one with some is only re-checked. */
-export function pendingIn(category: WaitCategory, pending: Pending): number {
-  // Stranded tasks keep the board's answer coming at once until they are fixed, so they count as pending here too.
-  if (category === 'tasks') return pending.claimableIds.length + pending.toReviewIds.length + pending.strandedIds.length;
-  if (category === 'messages') return pending.unread;
-  // Reviews are reported once, so none are ever left pending.
-  return 0;
 }
 
 /** The variables CMD gets: ids, counts, the batch number and the agent's name (agents.json). Nothing else from the board. */

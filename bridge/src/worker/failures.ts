@@ -32,6 +32,17 @@ export class FailureBook {
     return { count: record.count, giveUp: record.gaveUp };
   }
 
+  /** How long until the first task now cooling down may be tried again; undefined when none is. */
+  nextTryInMs(): number | undefined {
+    let soonest: number | undefined;
+    for (const record of this.byTask.values()) {
+      if (record.gaveUp) continue;
+      const left = record.lastAt + this.options.cooldownMs - this.now;
+      if (left > 0 && (soonest === undefined || left < soonest)) soonest = left;
+    }
+    return soonest;
+  }
+
   succeed(taskId: number): void {
     this.byTask.delete(taskId);
   }

@@ -30,6 +30,8 @@ export class ModelWorker {
   private readonly instanceId = randomUUID();
   private readonly quota: HourlyQuota;
   private readonly failures: FailureBook;
+  /** The board's change cursor from the last wait: the next one is answered only for what is newer. */
+  private changeCursor: string | undefined;
   private readonly stopper = new AbortController();
   private name = '';
   private renewTimer: NodeJS.Timeout | undefined;
@@ -127,12 +129,27 @@ export class ModelWorker {
   /**
    * Waits on the board instead of sleeping: the call returns as soon as a task this worker may claim appears.
    * It waits for tasks only: the worker never reads the room, so an unread message must neither end nor wake
-   * the wait. If a claimable task is already pending that it cannot take now (cooling down), the board answers
-   * at once, so fall back to the poll interval then.
+   * the wait. From the second wait on it passes the board's change cursor, so tasks already pending that it cannot
+   * take now (cooling down, given up) do not answer at once: only a new one does, or the end of the first cool-down.
    */
   private async waitForWork(): Promise<void> {
-    const answer = await this.client.callTool('wait_for_activity', { timeout_s: LIMITS.waitDefaultS, for: ['tasks'] }, { signal: this.stopper.signal });
-    if (answer['reason'] === 'pending') await this.sleep(this.options.config.pollIntervalMs);
+    const coolMs = this.failures.nextTryInMs();
+    const timeoutS = coolMs === undefined ? LIMITS.waitDefaultS : Math.min(LIMITS.waitDefaultS, Math.ceil(coolMs / 1000));
+    const since = this.changeCursor;
+    let answer: Record<string, unknown>;
+    try {
+      answer = await this.client.callTool('wait_for_activity', { timeout_s: timeoutS, for: ['tasks'], ...(since !== undefined && { since }) }, { signal: this.stopper.signal });
+    } catch (error) {
+      // The board no longer knows the cursor (its log moved past it, or it is another board): start again without.
+      if (since !== undefined && error instanceof BoardRefusal && (error.status === 400 || error.status === 409)) {
+        this.changeCursor = undefined;
+        return;
+      }
+      throw error;
+    }
+    this.changeCursor = typeof answer['cursor'] === 'string' ? answer['cursor'] : undefined;
+    // A board older than change cursors answers at once while such a task is pending: look again after the interval.
+    if (this.changeCursor === undefined && answer['reason'] === 'pending') await this.sleep(this.options.config.pollIntervalMs);
   }
 
   /** The first task the board says this worker may claim that is not cooling down, paging through all of them. */

@@ -22,6 +22,7 @@ import {
 } from 'roundtable-shared';
 import type { Agent } from '../agents.js';
 import { Conflict, InvalidInput, NotFound } from '../errors.js';
+import { taskEvent } from '../events.js';
 import type { ItemPage, TaskChange } from '../store/store.js';
 import { callerOf, warning, writeExtras, type BoardDeps, type CallContext } from './context.js';
 import { decodeItemCursor, decodePosition, encodeCursor, encodeItemCursor } from './cursor.js';
@@ -285,21 +286,7 @@ export class Board {
 
   /** Tells waiters and live views what changed (ids and states only). */
   private published(task: TaskSummary, change: Pick<TaskChange, 'actor' | 'action'> & { review?: TaskChange['review'] }): void {
-    this.deps.events.publish({
-      type: 'task',
-      action: change.action,
-      actor: change.actor,
-      task: {
-        id: task.id,
-        status: task.status,
-        assignee: task.assignee,
-        required_skills: task.required_skills,
-        blocked: task.blocked_by.length > 0,
-        created_by: task.created_by,
-        lease_expires_at: task.lease_expires_at,
-      },
-      ...(change.review && { submitter: change.review.submitter }),
-    });
+    this.deps.events.publish(taskEvent(task, change));
   }
 }
 

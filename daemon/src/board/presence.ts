@@ -1,13 +1,17 @@
 // Who is around, and waiting for activity without polling.
 import { LIMITS, WAIT_CATEGORIES, type PresenceState, type ToolInput, type ToolOutput, type WaitCategory, type members, type waitForActivity } from 'roundtable-shared';
 import type { Agent } from '../agents.js';
-import { RateLimited, Unauthorized } from '../errors.js';
-import type { BoardEvent } from '../events.js';
+import { setTimeout as delay } from 'node:timers/promises';
+import { CursorExpired, RateLimited, Unauthorized } from '../errors.js';
+import type { BoardEvent, LoggedEvent } from '../events.js';
+import type { LogPosition } from '../store/event-log.js';
+import { decodeChangeCursor, encodeChangeCursor } from './change-cursor.js';
 import type { PendingCounts, PendingQuery } from '../store/store.js';
 import { callerOf, warning, type BoardDeps, type CallContext } from './context.js';
 import { strandedScope } from './editing.js';
 import { mayClaim, missingSkills, reviewScope } from './rules.js';
-import { ActivityWaiters, type Concern, type SharedWaiting } from './waiters.js';
+import type { SharedWaiting } from '../store/shared-waiting.js';
+import { ActivityWaiters, type Concern, type WaitOutcome } from './waiters.js';
 
 export const ACTIVE_MS = 2 * 60_000;
 export const IDLE_MS = 15 * 60_000;
@@ -18,6 +22,13 @@ export const IDLE_MS = 15 * 60_000;
 export const WAITS_PER_AGENT = 8;
 /** A parked wait ends within LIMITS.waitMaxS; by then one of the agent's waits has answered. */
 const WAIT_RETRY_AFTER_S = 10;
+/** With since: at most this many changes in one answer (its cursor stops at the last one told). */
+const MAX_CHANGES = 100;
+/** With since: log rows read per query, and queries per look, so a far-behind cursor is caught up in bounded steps. */
+const SCAN_PAGE_ROWS = 500;
+const SCAN_PAGES = 20;
+/** PostgreSQL: a committed row waits for an older transaction to end; looked for again this soon (store/postgres/event-log.ts). */
+const HELD_RETRY_MS = 20;
 
 export class Presence {
   readonly waiters: ActivityWaiters;
@@ -25,6 +36,7 @@ export class Presence {
   private readonly evaluating = new Map<string, Promise<PendingCounts>>();
   /** wait_for_activity calls open per agent on this daemon (WAITS_PER_AGENT). */
   private readonly openWaits = new Map<string, number>();
+  private cursorKey: Promise<Buffer> | undefined;
 
   /** `shared`: on several daemons (PostgreSQL), who waits on any of them; absent on one daemon, where memory is the truth. */
   constructor(
@@ -92,6 +104,9 @@ export class Presence {
     // Only what the caller waits for ends or wakes the wait: a worker waiting for tasks is not held up by the room.
     const about: ReadonlySet<WaitCategory> = new Set(input.for ?? WAIT_CATEGORIES);
     const query = this.pendingQuery(agent);
+    if (input.since !== undefined) return this.awaitChanges(agent, input.since, { started, deadline, about, query, ctx });
+    // The cursor is read before the board: a change after it is told again next time rather than missed.
+    const head = await this.deps.store.eventLogHead();
     let pending = await this.deps.store.pendingFor(query);
     let reason: 'pending' | 'activity' | 'timeout' = 'pending';
     this.deps.events.publish({ type: 'presence', agent: agent.name });
@@ -104,11 +119,7 @@ export class Presence {
           break;
         }
         const woke = await this.waiters.wait(agent.name, { timeoutMs: remaining, about, signal: ctx.signal });
-        if (woke === 'revoked') {
-          throw new Unauthorized(
-            'your token was removed or rotated in agents.json while you waited, so this wait ended and nothing more is answered for it; ask the board owner for a valid token',
-          );
-        }
+        if (woke === 'revoked') throw revokedWhileWaiting();
         if (woke === 'aborted') break;
         pending = await this.pendingOnce(query);
         reason = woke === 'activity' ? 'activity' : 'timeout';
@@ -117,6 +128,98 @@ export class Presence {
     } finally {
       this.deps.events.publish({ type: 'presence', agent: agent.name });
     }
+    return this.answer(agent, { pending, about, reason: !hasPending(pending, about) ? 'timeout' : reason, started, cursor: head });
+  }
+
+  /**
+   * wait_for_activity with since: edge-triggered. The event log after the cursor is read for changes that concern the
+   * caller; with none, the wait parks (registered before the read, so a change committed meanwhile still wakes it) and
+   * reads on from where it stopped. Older items still pending do not answer it.
+   */
+  private async awaitChanges(agent: Agent, since: string, wait: ChangeWait): Promise<ToolOutput<typeof waitForActivity>> {
+    const { deadline, about, ctx } = wait;
+    let position = decodeChangeCursor(await this.secret(), since);
+    let changes: Change[] = [];
+    this.deps.events.publish({ type: 'presence', agent: agent.name });
+    try {
+      for (;;) {
+        const parked = new AbortController();
+        const leave = () => parked.abort();
+        ctx.signal?.addEventListener('abort', leave, { once: true });
+        const remaining = deadline - Date.now();
+        const woke = remaining > 0 ? this.waiters.wait(agent.name, { timeoutMs: remaining, about, signal: parked.signal }) : Promise.resolve<WaitOutcome>('timeout');
+        let scan: Scan;
+        try {
+          scan = await this.scanChanges(agent.name, position, about);
+        } catch (error) {
+          parked.abort();
+          await woke;
+          throw error;
+        } finally {
+          ctx.signal?.removeEventListener('abort', leave);
+        }
+        position = scan.end;
+        if (scan.changes.length > 0) {
+          changes = scan.changes;
+          parked.abort();
+          await woke;
+          break;
+        }
+        if (scan.more) {
+          parked.abort();
+          await woke;
+          continue;
+        }
+        // A committed row behind a transaction still running (PostgreSQL): readable when it ends, so look again soon.
+        const how = scan.held ? await Promise.race([woke, delay(HELD_RETRY_MS).then(() => 'held' as const)]) : await woke;
+        parked.abort();
+        if (how === 'held') continue;
+        if (how === 'revoked') throw revokedWhileWaiting();
+        if (how === 'timeout' || ctx.signal?.aborted === true) break;
+      }
+    } finally {
+      this.deps.events.publish({ type: 'presence', agent: agent.name });
+    }
+    const pending = await this.deps.store.pendingFor(wait.query);
+    return { ...(await this.answer(agent, { pending, about, reason: changes.length > 0 ? 'activity' : 'timeout', started: wait.started, cursor: position })), changes };
+  }
+
+  /** The log after a position: the changes that concern this agent in these categories, up to MAX_CHANGES. */
+  private async scanChanges(name: string, from: LogPosition, about: ReadonlySet<WaitCategory>): Promise<Scan> {
+    const changes: Change[] = [];
+    let end = from;
+    let held = false;
+    for (let pages = 0; pages < SCAN_PAGES; pages++) {
+      const page = await this.deps.store.readEvents(end, SCAN_PAGE_ROWS);
+      if (page.expired) {
+        throw new CursorExpired(
+          'since: this cursor is older than the event log keeps (ROUNDTABLE_EVENT_LOG_MAX_ROWS, ROUNDTABLE_EVENT_LOG_MAX_AGE; docs/SPEC.md), so what came after it is gone; leave since out to read the board as it stands, and use the cursor that answer gives',
+        );
+      }
+      held = page.held;
+      for (const entry of page.entries) {
+        end = entry.position;
+        const concern = this.concerned(entry.event).find((c) => c.agent === name && about.has(c.about));
+        if (concern) changes.push(changeOf(entry.event));
+        if (changes.length >= MAX_CHANGES) return { changes, end, held: false, more: true };
+      }
+      if (!page.more) return { changes, end, held, more: false };
+    }
+    return { changes, end, held, more: true };
+  }
+
+  /** The board's cursor key, read once. */
+  private secret(): Promise<Buffer> {
+    this.cursorKey ??= this.deps.store.eventLogSecret().catch((error: unknown) => {
+      this.cursorKey = undefined;
+      throw error;
+    });
+    return this.cursorKey;
+  }
+
+  /** The answer's shape, either kind of wait. */
+  private async answer(agent: Agent, a: { pending: PendingCounts; about: ReadonlySet<WaitCategory>; reason: 'pending' | 'activity' | 'timeout'; started: number; cursor: LogPosition }): Promise<ToolOutput<typeof waitForActivity>> {
+    const { pending, about } = a;
     // Reviews are news, told once: only a caller that waits for them is told, so the others keep them for later.
     const reviews = about.has('reviews') ? pending.reviews : [];
     const lastReview = reviews.at(-1);
@@ -124,13 +227,14 @@ export class Presence {
     // Stranded tasks need the caller's hand (only it may edit them), so they get a reason of their own.
     const stranded = about.has('tasks') ? [...(pending.strandedTasks ?? [])] : [];
     return {
-      reason: !hasPending(pending, about) ? 'timeout' : stranded.length > 0 ? 'blocker_cancelled' : reason,
+      reason: a.reason !== 'timeout' && stranded.length > 0 ? 'blocker_cancelled' : a.reason,
       unread_messages: pending.unreadMessages,
       claimable_tasks: pending.claimableTasks,
       to_review: pending.toReview,
       reviews: reviews.map((r) => ({ task_id: r.task_id, verdict: r.verdict, reviewer: r.reviewer, created_at: r.created_at })),
-      waited_ms: Date.now() - started,
+      waited_ms: Date.now() - a.started,
       stranded_tasks: stranded,
+      cursor: encodeChangeCursor(await this.secret(), a.cursor),
     };
   }
 
@@ -185,12 +289,51 @@ export class Presence {
         return submitter;
       }
       case 'resync':
-        // Events may have been missed (the database listener reconnected): every waiter looks again.
+        // Events may have been missed (the database listener reconnected, and its log could not be replayed): every
+        // waiter looks again. A replayed resync delivered what was missed as events already.
+        if (event.replayed === true) return [];
         return agents.flatMap((a) => WAIT_CATEGORIES.map((category) => about(category)(a.name)));
       default:
         return [];
     }
   }
+}
+
+/** What wait_for_activity with since tells of one change: ids and an action, never board text. */
+type Change = string;
+
+interface Scan {
+  readonly changes: Change[];
+  readonly end: LogPosition;
+  readonly held: boolean;
+  /** Rows remain unread past `end`: read on before parking. */
+  readonly more: boolean;
+}
+
+interface ChangeWait {
+  readonly started: number;
+  readonly deadline: number;
+  readonly about: ReadonlySet<WaitCategory>;
+  readonly query: PendingQuery;
+  readonly ctx: CallContext;
+}
+
+/** One change as wait_for_activity tells it: task:ID:ACTION, task_message:TASK_ID or room:MESSAGE_ID. */
+function changeOf(event: LoggedEvent): string {
+  switch (event.type) {
+    case 'task':
+      return `task:${event.task.id}:${event.action}`;
+    case 'task_message':
+      return `task_message:${event.task_id}`;
+    case 'room':
+      return `room:${event.message_id}`;
+  }
+}
+
+function revokedWhileWaiting(): Unauthorized {
+  return new Unauthorized(
+    'your token was removed or rotated in agents.json while you waited, so this wait ended and nothing more is answered for it; ask the board owner for a valid token',
+  );
 }
 
 /** Whether something the caller waits for is there: tasks covers both claiming and reviewing others' work. */

@@ -27,7 +27,7 @@ export async function openStore(config: Config): Promise<OpenedStore> {
     // Loaded only when asked for, so a SQLite board never reads the PostgreSQL driver.
     const [{ PostgresStore }, { startSharedState }] = await Promise.all([import('./postgres/index.js'), import('./postgres/shared.js')]);
     const { callMs: requestMs, statementMs, poolWaitMs } = config.deadlines;
-    const store = await PostgresStore.open({ url: config.databaseUrl, deadlines: { requestMs, statementMs, poolWaitMs } });
+    const store = await PostgresStore.open({ url: config.databaseUrl, deadlines: { requestMs, statementMs, poolWaitMs }, eventRetention: config.eventRetention });
     let shared: SharedState;
     try {
       shared = await startSharedState(store.sql);
@@ -51,7 +51,12 @@ export async function openStore(config: Config): Promise<OpenedStore> {
   const unlock = lockDatabase(config.dbPath);
   try {
     const { SqliteStore } = await import('./sqlite/index.js');
-    const store = new SqliteStore({ path: config.dbPath, busyTimeoutMs: config.deadlines.busyMs, webhookSecretsPath: secretsPathBeside(config.agentsConfigPath) });
+    const store = new SqliteStore({
+      path: config.dbPath,
+      busyTimeoutMs: config.deadlines.busyMs,
+      webhookSecretsPath: secretsPathBeside(config.agentsConfigPath),
+      eventRetention: config.eventRetention,
+    });
     return {
       store,
       sqlite: store.db,

@@ -1,5 +1,6 @@
 // The board's storage interface: async, one method per board operation, each one whole transaction.
 // Rules are passed in as pure decisions, so a PostgreSQL store can run the same ones inside BEGIN ... COMMIT.
+import type { EventPage, LogPosition } from './event-log.js';
 import { LIMITS, type Activity, type Message, type MessageKind, type Priority, type Reservation, type Review, type Task, type TaskStatus, type TaskSummary, type Verdict } from 'roundtable-shared';
 
 /** What a decision asks the store to write when it accepts a task transition. */
@@ -359,6 +360,12 @@ export interface ReservationChange {
 export type DecideReservation = (task: Task, own: readonly Reservation[], sight: ReservationSight | undefined) => ReservationChange;
 
 export interface BoardStore {
+  /** The event log (store/event-log.ts) after a position, oldest first, at most `limit` rows. */
+  readEvents(after: LogPosition, limit: number): Promise<EventPage>;
+  /** The position after the newest row a reader may read now. */
+  eventLogHead(): Promise<LogPosition>;
+  /** The key this board signs its change cursors with (made at migration; never leaves the daemon). */
+  eventLogSecret(): Promise<Buffer>;
   /** With dependencies, `check` judges them as stored now, inside the same transaction. */
   createTask(task: NewTask, extras?: WriteExtras<Task>, check?: CheckDependencies): Promise<Task>;
   /** The task with one page of its messages and of its history (the newest 20 of each when `pages` is omitted). */

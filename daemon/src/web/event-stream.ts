@@ -10,6 +10,7 @@ import { SECURITY_HEADERS } from './security-headers.js';
 import type { SessionVariables } from './session-auth.js';
 import type { SessionStore } from './sessions.js';
 import { StreamCaps, STREAMS_PER_AGENT, STREAMS_PER_SESSION } from './stream-caps.js';
+import { isLogged, StreamLog, type EventLogReader, type Missed } from './stream-log.js';
 
 export const HEARTBEAT_MS = 20_000;
 /** How long a browser waits before reconnecting a dropped stream. */
@@ -52,11 +53,14 @@ function pageMessage(event: BoardEvent): { type: string; data: Record<string, un
   }
 }
 
-/** An event as the bytes every stream that may see it is sent; computed once per event, not once per stream. */
-function outgoingFor(event: BoardEvent): Outgoing | undefined {
+/**
+ * An event as the bytes every stream that may see it is sent; computed once per event, not once per stream. A change
+ * from the event log carries its position as the SSE id, which the browser sends back as Last-Event-ID.
+ */
+function outgoingFor(event: BoardEvent, id?: string): Outgoing | undefined {
   const message = pageMessage(event);
   if (!message) return undefined;
-  const text = `event: ${message.type}\ndata: ${JSON.stringify(message.data)}\n\n`;
+  const text = `${id === undefined ? '' : `id: ${id}\n`}event: ${message.type}\ndata: ${JSON.stringify(message.data)}\n\n`;
   return message.visibleTo ? { text, visibleTo: message.visibleTo } : { text };
 }
 
@@ -79,6 +83,8 @@ export interface LiveStreamsOptions {
   readonly maxStreams: number;
   /** For tests; see StreamFanOut. */
   readonly coalesceMs?: number;
+  /** The board's event log: changes reach the streams from it, with ids a reconnecting page resumes from. */
+  readonly log?: EventLogReader;
 }
 
 /**
@@ -91,8 +97,10 @@ export class LiveStreams {
   private readonly ends = new Map<StreamSink, () => void>();
   private unsubscribe: (() => void) | undefined;
   private heartbeat: NodeJS.Timeout | undefined;
+  private log: StreamLog | undefined;
 
   constructor(private readonly options: LiveStreamsOptions) {
+    this.log = this.newLog();
     this.caps = new StreamCaps({ perSession: STREAMS_PER_SESSION, perAgent: STREAMS_PER_AGENT, total: options.maxStreams });
     this.fanOut = new StreamFanOut({
       // Checked at every batch too, so a removed agent or rotated token hears nothing more.
@@ -105,11 +113,21 @@ export class LiveStreams {
     return this.fanOut.size;
   }
 
+  private newLog(): StreamLog | undefined {
+    const reader = this.options.log;
+    if (!reader) return undefined;
+    return new StreamLog(reader, (entry, id) => {
+      const outgoing = outgoingFor(entry.event, id);
+      if (outgoing) this.fanOut.push(outgoing);
+    });
+  }
+
   /**
    * Serves one stream on this response until the client goes away, its session ends or the board shuts down.
-   * Throws RateLimited, before anything is written, when a limit on open streams refuses it.
+   * Throws RateLimited, before anything is written, when a limit on open streams refuses it. With `lastEventId` (the
+   * browser reconnecting) it first sends what the stream missed since that id, from the event log.
    */
-  open(response: StreamResponse, agent: Agent, sessionId: string, extraHeaders: Record<string, string> = {}): void {
+  async open(response: StreamResponse, agent: Agent, sessionId: string, extraHeaders: Record<string, string> = {}, lastEventId?: string): Promise<void> {
     const release = this.caps.take(agent.name, sessionId);
     let closed = false;
     const sink: StreamSink = {
@@ -133,23 +151,41 @@ export class LiveStreams {
       if (this.fanOut.size === 0) this.idle();
     };
     response.once('close', cleanUp);
-    this.ends.set(sink, () => {
-      sink.end();
-      cleanUp();
-    });
-    response.writeHead(200, {
-      ...SECURITY_HEADERS,
-      ...extraHeaders,
-      'Content-Type': 'text/event-stream; charset=utf-8',
-      'Cache-Control': 'no-store',
-      // The connection ends with the stream, so a shutting-down server is not held open by an idle keep-alive socket.
-      Connection: 'close',
-      // Tells nginx not to buffer the stream (the shipped config proxies the board).
-      'X-Accel-Buffering': 'no',
-    });
-    response.write(`retry: ${RETRY_MS}\nevent: ready\ndata: {}\n\n`);
-    this.fanOut.add(sink);
-    this.busy();
+    const attach = (readyId: string | undefined, missed: Missed | undefined) => {
+      if (closed) return;
+      this.ends.set(sink, () => {
+        sink.end();
+        cleanUp();
+      });
+      response.writeHead(200, {
+        ...SECURITY_HEADERS,
+        ...extraHeaders,
+        'Content-Type': 'text/event-stream; charset=utf-8',
+        'Cache-Control': 'no-store',
+        // The connection ends with the stream, so a shutting-down server is not held open by an idle keep-alive socket.
+        Connection: 'close',
+        // Tells nginx not to buffer the stream (the shipped config proxies the board).
+        'X-Accel-Buffering': 'no',
+      });
+      response.write(`retry: ${RETRY_MS}\n${readyId === undefined ? '' : `id: ${readyId}\n`}event: ready\ndata: {}\n\n`);
+      if (missed === 'resync') response.write('event: resync\ndata: {}\n\n');
+      else
+        for (const { entry, id } of missed ?? []) {
+          const outgoing = outgoingFor(entry.event, id);
+          if (outgoing && (!outgoing.visibleTo || outgoing.visibleTo(agent.name))) response.write(outgoing.text);
+        }
+      this.fanOut.add(sink);
+      this.busy();
+    };
+    const log = this.log;
+    if (!log) return attach(undefined, undefined);
+    if (lastEventId !== undefined) {
+      // Joins in the same turn as the check that it has caught up: nothing is lost between the catch-up and the tail.
+      await log.resume(lastEventId, (missed) => attach(undefined, missed ?? 'resync'));
+      return;
+    }
+    const readyId = await log.currentId().catch(() => undefined);
+    attach(readyId, undefined);
   }
 
   /** Ends the streams of one session (on sign-out). */
@@ -167,6 +203,8 @@ export class LiveStreams {
   private busy(): void {
     this.unsubscribe ??= this.options.events.subscribe((event) => {
       if (event.type === 'resync') void this.recheckSessions();
+      // Changes are read from the log (with their ids); the rest (presence, resync) go out as they come.
+      if (this.log && isLogged(event)) return this.log.changed();
       const outgoing = outgoingFor(event);
       if (outgoing) this.fanOut.push(outgoing);
     });
@@ -196,16 +234,18 @@ export class LiveStreams {
     this.unsubscribe = undefined;
     if (this.heartbeat) clearInterval(this.heartbeat);
     this.heartbeat = undefined;
+    // The next stream starts from the log's head then, not from where this one left off.
+    this.log = this.newLog();
   }
 }
 
 export function eventRoutes(live: LiveStreams): Hono<{ Variables: SessionVariables } & { Bindings: HttpBindings }> {
   const routes = new Hono<{ Variables: SessionVariables } & { Bindings: HttpBindings }>();
-  routes.get('/', (c) => {
+  routes.get('/', async (c) => {
     const response = c.env?.outgoing;
     if (!response) throw new Internal();
     // Written to the socket directly: a stream through Hono's web-stream layer costs tens of microseconds per write.
-    live.open(response, c.get('agent'), c.get('sessionId'), { 'X-Request-Id': c.get('requestId') });
+    await live.open(response, c.get('agent'), c.get('sessionId'), { 'X-Request-Id': c.get('requestId') }, c.req.header('last-event-id'));
     return RESPONSE_ALREADY_SENT;
   });
   return routes;

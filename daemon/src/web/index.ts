@@ -14,7 +14,8 @@ import { eventRoutes, LiveStreams } from './event-stream.js';
 import { securityHeaders } from './security-headers.js';
 import { sessionAuth, type SessionVariables } from './session-auth.js';
 import { sessionRoutes } from './session-routes.js';
-import { sessionDigest, SessionStore, type SharedSessions } from './sessions.js';
+import { sessionDigest, type SharedSessions } from '../store/shared-sessions.js';
+import { SessionStore } from './sessions.js';
 import { PAGE_FILES, staticRoutes } from './static-files.js';
 import { BoardView, type ViewSources } from './view-data.js';
 import { viewRoutes } from './view-routes.js';
@@ -57,7 +58,7 @@ export interface WebView {
 
 export function createWebView(options: WebViewOptions): WebView {
   const sessions = new SessionStore({ agents: options.agents, shared: options.sharedSessions });
-  const live = new LiveStreams({ events: options.events, sessions, maxStreams: options.maxEventStreams });
+  const live = new LiveStreams({ events: options.events, sessions, maxStreams: options.maxEventStreams, log: options.store });
   const view = new BoardView({ ...options.sources, store: options.store, agents: options.agents, boardName: options.boardName });
   const signedIn = sessionAuth(sessions);
   const headers = securityHeaders();

@@ -2,23 +2,14 @@
 // several daemons on one PostgreSQL board they are also kept in the database, so a sign-in on one daemon works on all.
 import { createHash, randomBytes } from 'node:crypto';
 import type { Agent, AgentDirectory } from '../agents.js';
+import { sessionDigest, SESSIONS_PER_AGENT, type SharedSessions } from '../store/shared-sessions.js';
 
 export const SESSION_TTL_MS = 12 * 60 * 60_000;
-/**
- * Sessions one agent (one token) may hold: a person on a few browsers and devices. A new sign-in past it ends that
- * agent's oldest session, never another agent's, so one token cannot sign everyone else out by signing in often.
- */
-export const SESSIONS_PER_AGENT = 16;
 /** A bound on memory whatever happens (many agents); the oldest session goes first. */
 const MAX_SESSIONS = 10_000;
 /** How long a sign-out heard from another daemon is remembered: far longer than reading one session row takes. */
 const ENDED_KEPT_MS = 60_000;
 const SESSION_ID = /^[A-Za-z0-9_-]{43}$/;
-
-/** How a session is named where its id must not go (between daemons: events.ts `session_ended`). */
-export function sessionDigest(id: string): string {
-  return createHash('sha256').update(id, 'utf8').digest('hex');
-}
 
 interface Session {
   readonly tokenHash: Buffer;
@@ -27,14 +18,6 @@ interface Session {
   readonly expiresAt: number;
   /** The agent the hash matched in this directory; looked up again when agents.json is reloaded (a new directory). */
   resolved?: { readonly directory: AgentDirectory; readonly agent: Agent | undefined };
-}
-
-/** Where sessions are shared between daemons (the database, on PostgreSQL); absent with one daemon. */
-export interface SharedSessions {
-  /** Saves a new session; the token's sessions past SESSIONS_PER_AGENT, oldest first, end with it. */
-  save(id: string, tokenHash: Buffer, expiresAt: number): Promise<void>;
-  load(id: string): Promise<{ tokenHash: Buffer; expiresAt: number } | undefined>;
-  remove(id: string): Promise<void>;
 }
 
 export interface SessionStoreOptions {

@@ -48,7 +48,7 @@ export type WaitCategory = (typeof WAIT_CATEGORIES)[number];
 export const waitForActivity = defineTool({
   name: 'wait_for_activity',
   title: 'Wait for activity',
-  description: `Waits until something concerns you: unread messages, a task you may claim, a submission to review, a review of your work, a task stranded by a cancelled blocker. Returns at once if something is pending, else by timeout_s (max ${LIMITS.waitMaxS}). for narrows it to messages, tasks or reviews. Use it instead of polling, then act on the counts.`,
+  description: `Waits until something concerns you: unread messages, a task you may claim, a submission to review, a review of your work, a task stranded by a cancelled blocker. Returns at once if any is pending, else by timeout_s (max ${LIMITS.waitMaxS}); with since (a cursor it gave), only newer items. for narrows it to messages, tasks or reviews. Use it instead of polling.`,
   input: z.strictObject({
     timeout_s: z
       .number({ error: 'timeout_s must be a number of seconds' })
@@ -63,11 +63,11 @@ export const waitForActivity = defineTool({
       .max(WAIT_CATEGORIES.length, { error: `for: at most ${WAIT_CATEGORIES.length} entries (${WAIT_CATEGORIES.join(', ')})` })
       .optional()
       .describe('what to wait for; absent: everything'),
+    // Unbounded here to keep tools/list small: a cursor is checked whole by the daemon (board/change-cursor.ts).
+    since: z.string({ error: 'since must be the cursor a previous wait_for_activity answered with' }).optional(),
   }),
   output: z.object({
-    reason: z
-      .enum(['pending', 'activity', 'timeout', 'blocker_cancelled'])
-      .describe('blocker_cancelled: see stranded_tasks'),
+    reason: z.enum(['pending', 'activity', 'timeout', 'blocker_cancelled']),
     unread_messages: z.number().int(),
     claimable_tasks: z.number().int(),
     to_review: z.number().int().describe('submitted tasks you may review'),
@@ -77,7 +77,10 @@ export const waitForActivity = defineTool({
     waited_ms: z.number().int(),
     stranded_tasks: z
       .array(z.number().int())
-      .describe('tasks you may edit that wait on a cancelled one: fix depends_on with update_task, or cancel them'),
+      .describe('blocker cancelled: fix with update_task or cancel_task'),
+    cursor: z.string(),
+    /** With since: each change after it that concerns the caller, oldest first, as kind:id[:action] (ids and states only). */
+    changes: z.array(z.string()).optional(),
   }),
   mutates: false,
   // A client's own loop acts on the reason and the counts; no board text in it.

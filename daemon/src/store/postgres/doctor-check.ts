@@ -1,7 +1,7 @@
 // `roundtable doctor` on PostgreSQL: the connection, the schema version, and a LISTEN/NOTIFY round trip (the
 // daemons wake each other's waiters through it). It only reads; the URL's credentials are never printed.
 import { randomBytes } from 'node:crypto';
-import type { CheckResult } from '../../doctor.js';
+import type { CheckResult } from '../check-result.js';
 import { Unavailable } from '../../errors.js';
 import { openPool } from './connection.js';
 import { PG_SCHEMA_VERSION, schemaVersion } from './migrate.js';

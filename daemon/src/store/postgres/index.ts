@@ -20,6 +20,9 @@ import type {
   NewTask,
   PendingCounts,
   PendingQuery,
+  ReservationChange,
+  TaskChange,
+  TaskEdit,
   ReceiptRow,
   ReservationChanges,
   ReservationLookup,
@@ -43,15 +46,23 @@ import * as room from './room.js';
 import * as tasks from './tasks.js';
 import { postgresOutbox } from './webhooks.js';
 import type { WebhookOutbox } from '../webhooks-port.js';
+import * as eventLog from './event-log.js';
+import { taskEvent, type LoggedEvent } from '../../events.js';
+import { DEFAULT_RETENTION, editEvents, reservationEvents, summaryOf, touchesDependents, transitionEvents, type EventPage, type EventRetention, type LogPosition } from '../event-log.js';
 
 export interface PostgresStoreOptions {
   readonly url: string;
+  /** Default: DEFAULT_RETENTION. */
+  readonly eventRetention?: EventRetention;
   readonly poolSize?: number;
   readonly deadlines?: Deadlines;
 }
 
 export class PostgresStore implements BoardStore {
-  private constructor(readonly sql: Sql) {}
+  private constructor(
+    readonly sql: Sql,
+    private readonly retention: EventRetention,
+  ) {}
 
   /** Connects, brings the schema up to date (or refuses a newer one), and returns the store. */
   static async open(options: PostgresStoreOptions): Promise<PostgresStore> {
@@ -64,6 +75,7 @@ export class PostgresStore implements BoardStore {
     }
     return new PostgresStore(
       openPool({ url: options.url, ...(options.poolSize !== undefined && { max: options.poolSize }), ...(options.deadlines && { deadlines: options.deadlines }) }),
+      options.eventRetention ?? DEFAULT_RETENTION,
     );
   }
 
@@ -76,13 +88,41 @@ export class PostgresStore implements BoardStore {
     return transaction(this.sql, body);
   }
 
+  /**
+   * A board change: `body` and the events `eventsOf` derives from what it wrote (inside the same transaction), appended
+   * before the commit, so a change and its event rows stand or fall together. Every change goes through here: the one
+   * place a write's events are known.
+   */
+  private async change<T>(body: (tx: Tx) => Promise<T>, eventsOf: (tx: Tx, result: T) => readonly LoggedEvent[] | Promise<readonly LoggedEvent[]>): Promise<T> {
+    let due = false;
+    const result = await this.write(async (tx) => {
+      const done = await body(tx);
+      due = await eventLog.appendEvents(tx, await eventsOf(tx, done));
+      return done;
+    });
+    if (due) void eventLog.pruneEvents(this.sql, this.retention);
+    return result;
+  }
+
+  /** A transition, with its event and those of the dependents it settled. */
+  private transition(id: number, decide: DecideChange, extras: WriteExtras<Task> | undefined): Promise<Task> {
+    let change: TaskChange | undefined;
+    return this.change(
+      (tx) => tasks.transition(tx, id, (t) => (change = decide(t)), extras),
+      async (tx, task) => transitionEvents(summaryOf(task), change!, touchesDependents(task) ? await tasks.dependentsOf(tx, task.id) : []),
+    );
+  }
+
   /** A consistent snapshot for reads that take several queries. */
   private read<T>(body: (tx: Tx) => Promise<T>): Promise<T> {
     return this.sql.begin('ISOLATION LEVEL REPEATABLE READ READ ONLY', (tx) => body(tx)) as Promise<T>;
   }
 
   createTask(task: NewTask, extras?: WriteExtras<Task>, check?: CheckDependencies): Promise<Task> {
-    return this.write((tx) => tasks.createTask(tx, task, extras, check));
+    return this.change(
+      (tx) => tasks.createTask(tx, task, extras, check),
+      (_tx, t) => [taskEvent(t, { actor: task.createdBy, action: 'created' })],
+    );
   }
   getTask(id: number, pages?: TaskDetailPages): Promise<TaskDetail | undefined> {
     return this.read((tx) => tasks.getTask(tx, id, pages));
@@ -94,25 +134,32 @@ export class PostgresStore implements BoardStore {
     return this.read((tx) => tasks.latestTasks(tx, status, limit));
   }
   claimTask(id: number, decide: DecideChange, extras?: WriteExtras<Task>): Promise<Task> {
-    return this.write((tx) => tasks.transition(tx, id, decide, extras));
+    return this.transition(id, decide, extras);
   }
   releaseTask(id: number, decide: DecideChange, extras?: WriteExtras<Task>): Promise<Task> {
-    return this.write((tx) => tasks.transition(tx, id, decide, extras));
+    return this.transition(id, decide, extras);
   }
   submitResult(id: number, decide: DecideChange, extras?: WriteExtras<Task>): Promise<Task> {
-    return this.write((tx) => tasks.transition(tx, id, decide, extras));
+    return this.transition(id, decide, extras);
   }
   reviewTask(id: number, decide: DecideChange, extras?: WriteExtras<Task>): Promise<Task> {
-    return this.write((tx) => tasks.transition(tx, id, decide, extras));
+    return this.transition(id, decide, extras);
   }
   cancelTask(id: number, decide: DecideChange, extras?: WriteExtras<Task>): Promise<Task> {
-    return this.write((tx) => tasks.transition(tx, id, decide, extras));
+    return this.transition(id, decide, extras);
   }
   postMessage(id: number, check: CheckTask, message: NewMessage, extras?: WriteExtras<Message>): Promise<Message> {
-    return this.write((tx) => tasks.postMessage(tx, id, check, message, extras));
+    return this.change(
+      (tx) => tasks.postMessage(tx, id, check, message, extras),
+      () => [{ type: 'task_message', task_id: id, author: message.author }],
+    );
   }
   updateTask(id: number, dependsOn: readonly number[] | undefined, decide: DecideEdit, extras?: WriteExtras<Task>): Promise<Task> {
-    return this.write((tx) => tasks.updateTask(tx, id, dependsOn, decide, extras));
+    let edit: TaskEdit | null = null;
+    return this.change(
+      (tx) => tasks.updateTask(tx, id, dependsOn, (t, facts) => (edit = decide(t, facts)), extras),
+      (_tx, task) => editEvents(summaryOf(task), edit),
+    );
   }
   dependentsOf(id: number): Promise<TaskSummary[]> {
     return this.read((tx) => tasks.dependentsOf(tx, id));
@@ -146,7 +193,10 @@ export class PostgresStore implements BoardStore {
   }
 
   postRoomMessage(message: NewRoomMessage, extras?: WriteExtras<StoredRoomMessage>): Promise<StoredRoomMessage> {
-    return this.write((tx) => room.postRoomMessage(tx, message, extras));
+    return this.change(
+      (tx) => room.postRoomMessage(tx, message, extras),
+      (_tx, posted) => [{ type: 'room', message_id: posted.id, from: message.author, to: message.to }],
+    );
   }
   readUnread(agent: string, limit: number, extras?: WriteExtras<{ messages: StoredRoomMessage[]; more: boolean }>): Promise<{ messages: StoredRoomMessage[]; more: boolean }> {
     return this.write((tx) => room.readUnread(tx, agent, limit, extras));
@@ -168,7 +218,10 @@ export class PostgresStore implements BoardStore {
     return leases.holdings(this.sql);
   }
   expireLeases(now: string): Promise<ExpiredLease[]> {
-    return this.write((tx) => leases.expireLeases(tx, now));
+    return this.change(
+      (tx) => leases.expireLeases(tx, now),
+      (_tx, expired) => expired.map((lapse) => taskEvent(lapse.task, { actor: 'roundtable', action: 'lease_expired' })),
+    );
   }
   renewLeases(agent: string, until: string, now: string): Promise<number> {
     return leases.renewLeases(this.sql, agent, until, now);
@@ -187,7 +240,12 @@ export class PostgresStore implements BoardStore {
   }
 
   changeReservations(taskId: number, lookup: ReservationLookup | undefined, decide: DecideReservation, extras?: WriteExtras<Reservation[]>): Promise<Reservation[]> {
-    return this.write(async (tx) => reservations.changeReservations(tx, await tasks.lockTask(tx, taskId), lookup, decide, extras));
+    let change: ReservationChange | undefined;
+    let task: Task | undefined;
+    return this.change(
+      async (tx) => reservations.changeReservations(tx, (task = await tasks.lockTask(tx, taskId)), lookup, (t, own, sight) => (change = decide(t, own, sight)), extras),
+      () => reservationEvents(summaryOf(task!), change!),
+    );
   }
   async reservationChanges(scope: string, since: number): Promise<ReservationChanges> {
     // The version alone first: most calls find nothing new, and pay one statement for it.
@@ -201,6 +259,16 @@ export class PostgresStore implements BoardStore {
   }
   reservationsByTask(): Promise<Map<number, Reservation[]>> {
     return reservations.byTask(this.sql);
+  }
+
+  readEvents(after: LogPosition, limit: number): Promise<EventPage> {
+    return this.read((tx) => eventLog.readEvents(tx, after, limit));
+  }
+  eventLogHead(): Promise<LogPosition> {
+    return eventLog.eventLogHead(this.sql);
+  }
+  eventLogSecret(): Promise<Buffer> {
+    return eventLog.eventLogSecret(this.sql);
   }
 
   async close(): Promise<void> {

@@ -6,6 +6,8 @@ import { cutConnection } from './failures.js';
 
 export interface ListenHandle {
   unlisten(): Promise<void>;
+  /** Which connection listens now (a new number after every reconnect), undefined while none does. */
+  connection(): number | undefined;
 }
 
 interface Subscriber {
@@ -41,6 +43,7 @@ export class Listener {
   private heartbeat: NodeJS.Timeout | undefined;
   private failures = 0;
   private closed = false;
+  private connections = 0;
 
   constructor(private readonly options: ListenerOptions) {}
 
@@ -65,6 +68,7 @@ export class Listener {
       throw error;
     }
     return {
+      connection: () => (this.client ? this.connections : undefined),
       unlisten: async () => {
         subscribers.delete(subscriber);
         if (subscribers.size > 0 || this.channels.get(channel) !== subscribers) return;
@@ -97,6 +101,7 @@ export class Listener {
     }
     client.once('end', () => this.lost(client));
     this.client = client;
+    this.connections += 1;
     this.failures = 0;
     this.beat(client);
   }

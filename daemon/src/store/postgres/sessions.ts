@@ -1,7 +1,7 @@
 // Web sign-in sessions in the database, so a sign-in through one daemon works through every other (web/sessions.ts).
 // A session is kept under the SHA-256 of its id: the id is the cookie, and the table should not hold credentials.
 import type { Sql } from './connection.js';
-import { sessionDigest, SESSIONS_PER_AGENT, type SharedSessions } from '../../web/sessions.js';
+import { sessionDigest, SESSIONS_PER_AGENT, type SharedSessions } from '../shared-sessions.js';
 
 export class PostgresSessions implements SharedSessions {
   constructor(private readonly sql: Sql) {}

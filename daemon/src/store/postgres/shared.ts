@@ -2,10 +2,10 @@
 // who is parked waiting on which daemon.
 import { randomUUID } from 'node:crypto';
 import type { Sql } from './connection.js';
-import type { SharedWaiting } from '../../board/waiters.js';
+import type { SharedWaiting } from '../shared-waiting.js';
 import type { EventBus } from '../../events.js';
 import type { RateLimit } from '../../rate-limit.js';
-import type { SharedSessions } from '../../web/sessions.js';
+import type { SharedSessions } from '../shared-sessions.js';
 import { withCallDeadline } from '../call-deadline.js';
 import { PostgresEventBus } from './events.js';
 import { PostgresRateLimiter } from './rate-limit.js';

@@ -2,7 +2,7 @@
 // of its own waiting agents, one statement, soon after it changes and again every RENEW_MS while it is not empty. The
 // rows expire on the database's clock unless renewed, so a daemon that dies stops counting within EXPIRE_MS.
 import type { Sql } from './connection.js';
-import type { SharedWaiting } from '../../board/waiters.js';
+import type { SharedWaiting } from '../shared-waiting.js';
 import type { EventBus } from '../../events.js';
 import { log } from '../../log.js';
 

@@ -21,6 +21,9 @@ import type {
   NewTask,
   PendingCounts,
   PendingQuery,
+  ReservationChange,
+  TaskChange,
+  TaskEdit,
   ReceiptRow,
   ReservationChanges,
   ReservationLookup,
@@ -47,10 +50,15 @@ import { SqliteTasks } from './tasks.js';
 import { SqliteWebhooks } from './webhooks.js';
 import { cachedSecrets } from '../../webhooks/secret-file.js';
 import type { WebhookOutbox } from '../webhooks-port.js';
+import { SqliteEventLog } from './event-log.js';
+import { taskEvent, type LoggedEvent } from '../../events.js';
+import { DEFAULT_RETENTION, editEvents, reservationEvents, summaryOf, touchesDependents, transitionEvents, type EventPage, type EventRetention, type LogPosition } from '../event-log.js';
 
 export interface SqliteStoreOptions extends DatabaseOptions {
   /** webhook-secrets.json: the signing secrets of the board's webhooks (absent: deliveries fail as no_secret). */
   readonly webhookSecretsPath?: string | undefined;
+  /** Default: DEFAULT_RETENTION. */
+  readonly eventRetention?: EventRetention;
 }
 
 export class SqliteStore implements BoardStore {
@@ -67,6 +75,7 @@ export class SqliteStore implements BoardStore {
   private readonly room: SqliteRoom;
   private readonly tasks: SqliteTasks;
   private readonly webhooks: SqliteWebhooks;
+  private readonly eventLog: SqliteEventLog;
 
   constructor(options: SqliteStoreOptions) {
     const db = openDatabase(options);
@@ -86,6 +95,29 @@ export class SqliteStore implements BoardStore {
     this.leases = new SqliteLeases(db, { activity, reservations: this.reservations, tasks: this.tasks, webhooks: this.webhooks });
     this.room = new SqliteRoom(db, this.audit, this.graph, this.webhooks);
     this.agents = new SqliteAgents(db);
+    this.eventLog = new SqliteEventLog(db, options.eventRetention ?? DEFAULT_RETENTION);
+  }
+
+  /**
+   * A board change: `work` and the events `eventsOf` derives from what it wrote, appended in the same savepoint, so
+   * the change and its event rows commit (or roll back) together. Every change goes through here: the one place a
+   * write's events are known.
+   */
+  private change<T>(work: () => T, eventsOf: (result: T) => readonly LoggedEvent[]): Promise<T> {
+    return this.write(() => {
+      const result = work();
+      this.eventLog.append(eventsOf(result));
+      return result;
+    });
+  }
+
+  /** A transition, with its event and those of the dependents it settled. */
+  private transition(id: number, decide: DecideChange, extras: WriteExtras<Task> | undefined): Promise<Task> {
+    let change: TaskChange | undefined;
+    return this.change(
+      () => this.tasks.transition(id, (t) => (change = decide(t)), extras),
+      (task) => transitionEvents(summaryOf(task), change!, touchesDependents(task) ? this.tasks.dependentsOf(task.id) : []),
+    );
   }
 
   /** Runs `work` in the next group commit; resolves once that commit is on disk. */
@@ -101,7 +133,10 @@ export class SqliteStore implements BoardStore {
   }
 
   async createTask(task: NewTask, extras?: WriteExtras<Task>, check?: CheckDependencies): Promise<Task> {
-    return this.write(() => this.tasks.createTask(task, extras, check));
+    return this.change(
+      () => this.tasks.createTask(task, extras, check),
+      (t) => [taskEvent(t, { actor: task.createdBy, action: 'created' })],
+    );
   }
   async getTask(id: number, pages?: TaskDetailPages): Promise<TaskDetail | undefined> {
     return this.read(() => this.tasks.getTask(id, pages));
@@ -113,25 +148,32 @@ export class SqliteStore implements BoardStore {
     return this.tasks.latestTasks(status, limit);
   }
   claimTask(id: number, decide: DecideChange, extras?: WriteExtras<Task>): Promise<Task> {
-    return this.write(() => this.tasks.transition(id, decide, extras));
+    return this.transition(id, decide, extras);
   }
   releaseTask(id: number, decide: DecideChange, extras?: WriteExtras<Task>): Promise<Task> {
-    return this.write(() => this.tasks.transition(id, decide, extras));
+    return this.transition(id, decide, extras);
   }
   submitResult(id: number, decide: DecideChange, extras?: WriteExtras<Task>): Promise<Task> {
-    return this.write(() => this.tasks.transition(id, decide, extras));
+    return this.transition(id, decide, extras);
   }
   reviewTask(id: number, decide: DecideChange, extras?: WriteExtras<Task>): Promise<Task> {
-    return this.write(() => this.tasks.transition(id, decide, extras));
+    return this.transition(id, decide, extras);
   }
   cancelTask(id: number, decide: DecideChange, extras?: WriteExtras<Task>): Promise<Task> {
-    return this.write(() => this.tasks.transition(id, decide, extras));
+    return this.transition(id, decide, extras);
   }
   async postMessage(id: number, check: CheckTask, message: NewMessage, extras?: WriteExtras<Message>): Promise<Message> {
-    return this.write(() => this.tasks.postMessage(id, check, message, extras));
+    return this.change(
+      () => this.tasks.postMessage(id, check, message, extras),
+      () => [{ type: 'task_message', task_id: id, author: message.author }],
+    );
   }
   async updateTask(id: number, dependsOn: readonly number[] | undefined, decide: DecideEdit, extras?: WriteExtras<Task>): Promise<Task> {
-    return this.write(() => this.tasks.updateTask(id, dependsOn, decide, extras));
+    let edit: TaskEdit | null = null;
+    return this.change(
+      () => this.tasks.updateTask(id, dependsOn, (t, facts) => (edit = decide(t, facts)), extras),
+      (task) => editEvents(summaryOf(task), edit),
+    );
   }
   async dependentsOf(id: number): Promise<TaskSummary[]> {
     return this.read(() => this.tasks.dependentsOf(id));
@@ -167,7 +209,10 @@ export class SqliteStore implements BoardStore {
   }
 
   async postRoomMessage(message: NewRoomMessage, extras?: WriteExtras<StoredRoomMessage>): Promise<StoredRoomMessage> {
-    return this.write(() => this.room.postRoomMessage(message, extras));
+    return this.change(
+      () => this.room.postRoomMessage(message, extras),
+      (posted) => [{ type: 'room', message_id: posted.id, from: message.author, to: message.to }],
+    );
   }
   async readUnread(agent: string, limit: number, extras?: WriteExtras<{ messages: StoredRoomMessage[]; more: boolean }>): Promise<{ messages: StoredRoomMessage[]; more: boolean }> {
     return this.write(() => this.room.readUnread(agent, limit, extras));
@@ -189,7 +234,10 @@ export class SqliteStore implements BoardStore {
     return this.read(() => this.leases.holdings(agents));
   }
   async expireLeases(now: string): Promise<ExpiredLease[]> {
-    return this.write(() => this.leases.expireLeases(now));
+    return this.change(
+      () => this.leases.expireLeases(now),
+      (expired) => expired.map((lapse) => taskEvent(lapse.task, { actor: 'roundtable', action: 'lease_expired' })),
+    );
   }
   async renewLeases(agent: string, until: string, now: string): Promise<number> {
     return this.write(() => this.leases.renewLeases(agent, until, now));
@@ -208,7 +256,12 @@ export class SqliteStore implements BoardStore {
   }
 
   async changeReservations(taskId: number, lookup: ReservationLookup | undefined, decide: DecideReservation, extras?: WriteExtras<Reservation[]>): Promise<Reservation[]> {
-    return this.write(() => this.reservations.changeReservations(this.tasks.lockTask(taskId), lookup, decide, extras));
+    let change: ReservationChange | undefined;
+    let task: Task | undefined;
+    return this.change(
+      () => this.reservations.changeReservations((task = this.tasks.lockTask(taskId)), lookup, (t, own, sight) => (change = decide(t, own, sight)), extras),
+      () => reservationEvents(summaryOf(task!), change!),
+    );
   }
   async reservationChanges(scope: string, since: number): Promise<ReservationChanges> {
     // Synchronous, on the one connection between group commits: nothing can change the scope while it reads.
@@ -237,6 +290,17 @@ export class SqliteStore implements BoardStore {
       nextDue: async () => hooks.nextDueExcept(held),
       purgeDelivered: (olderThan) => this.write(() => hooks.purgeDelivered(olderThan)),
     };
+  }
+
+  async readEvents(after: LogPosition, limit: number): Promise<EventPage> {
+    // Synchronous, between group commits: the rows and the retention mark are one snapshot.
+    return this.eventLog.read(after, limit);
+  }
+  async eventLogHead(): Promise<LogPosition> {
+    return this.eventLog.head();
+  }
+  async eventLogSecret(): Promise<Buffer> {
+    return this.eventLog.secret();
   }
 
   async close(): Promise<void> {

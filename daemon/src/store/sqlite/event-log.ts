@@ -1,0 +1,75 @@
+// The event log on SQLite (migration 011): rows appended inside the change's own savepoint, so a change and its event
+// commit or roll back together; one writer, so ids are commit order. Retention deletes a prefix now and then.
+import type Database from 'better-sqlite3';
+import type { LoggedEvent } from '../../events.js';
+import { LOG_START, PRUNE_EVERY, type EventPage, type EventRetention, type LogPosition } from '../event-log.js';
+
+interface Row {
+  readonly id: number;
+  readonly event: string;
+}
+
+const position = (id: number): LogPosition => ({ xid: '0', id });
+
+export class SqliteEventLog {
+  private readonly stmt;
+
+  constructor(
+    db: Database.Database,
+    private readonly retention: EventRetention,
+  ) {
+    this.stmt = {
+      append: db.prepare('INSERT INTO event_log (at, kind, task_id, event) VALUES (?, ?, ?, ?)'),
+      after: db.prepare('SELECT id, event FROM event_log WHERE id > ? ORDER BY id LIMIT ?'),
+      head: db.prepare('SELECT max(id) FROM event_log').pluck(),
+      pruned: db.prepare('SELECT pruned_through FROM event_log_state').pluck(),
+      secret: db.prepare('SELECT secret FROM event_log_state').pluck(),
+      lastOlderThan: db.prepare('SELECT max(id) FROM event_log WHERE at < ?').pluck(),
+      prune: db.prepare('DELETE FROM event_log WHERE id <= ?'),
+      markPruned: db.prepare('UPDATE event_log_state SET pruned_through = max(pruned_through, ?)'),
+    };
+  }
+
+  /** Inside the caller's write: one row per event, and retention every PRUNE_EVERY rows. */
+  append(events: readonly LoggedEvent[]): void {
+    const at = new Date().toISOString();
+    for (const event of events) {
+      const taskId = event.type === 'task' ? event.task.id : event.type === 'task_message' ? event.task_id : null;
+      const id = Number(this.stmt.append.run(at, event.type, taskId, JSON.stringify(event)).lastInsertRowid);
+      if (id % PRUNE_EVERY === 0) this.prune(id);
+    }
+  }
+
+  private prune(newest: number): void {
+    const byAge = (this.stmt.lastOlderThan.get(new Date(Date.now() - this.retention.maxAgeMs).toISOString()) as number | null) ?? 0;
+    const through = Math.max(newest - this.retention.maxRows, byAge);
+    if (through <= 0) return;
+    this.stmt.prune.run(through);
+    this.stmt.markPruned.run(through);
+  }
+
+  read(after: LogPosition, limit: number): EventPage {
+    const pruned = this.stmt.pruned.get() as number;
+    const newest = (this.stmt.head.get() as number | null) ?? pruned;
+    const rows = this.stmt.after.all(after.id, limit + 1) as Row[];
+    const more = rows.length > limit;
+    const page = more ? rows.slice(0, limit) : rows;
+    return {
+      entries: page.map((r) => ({ position: position(r.id), event: JSON.parse(r.event) as LoggedEvent })),
+      end: page.length > 0 ? position(page.at(-1)!.id) : after,
+      more,
+      // A position past the newest row is from another copy of the board (a restored backup): reading on would skip.
+      expired: after.id < pruned || after.id > newest,
+      held: false,
+    };
+  }
+
+  head(): LogPosition {
+    const id = (this.stmt.head.get() as number | null) ?? (this.stmt.pruned.get() as number);
+    return id > 0 ? position(id) : LOG_START;
+  }
+
+  secret(): Buffer {
+    return this.stmt.secret.get() as Buffer;
+  }
+}
