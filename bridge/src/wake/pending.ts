@@ -56,8 +56,10 @@ export async function collectPending(client: BoardClient, me: string, answer: Wa
   for (const id of strandedIds) keys.add(`stranded:${id}`);
   for (const r of watched.includes('reviews') ? answer.reviews : []) keys.add(`reviewed:${r.task_id}:${r.created_at}`);
   // With a cursor the board names each new change: one to a task past the page of ids listed (100 already pending,
-  // say) is still a new item.
-  if (tasks) {
+  // say) is still a new item. Only then: with the whole list in hand, a change to a task no longer listed is one the
+  // agent no longer has to do (it claimed the new task itself before this look, say), not a new item.
+  const partial = claimableCount > claimableIds.length || toReviewCount > toReviewIds.length;
+  if (tasks && partial) {
     const listed = new Set([...keys].map((key) => key.split(':')[1]));
     for (const change of answer.changes ?? []) {
       const [kind, id, action] = change.split(':');

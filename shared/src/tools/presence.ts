@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { LIMITS } from '../limits.js';
 import { PRESENCE_STATES, ROLES } from '../states.js';
-import { isoTime } from '../fields.js';
+import { isoTime, wellFormedText } from '../fields.js';
 import { untrustedWarning } from '../schemas.js';
 import { defineTool } from './define.js';
 import { heldPathSchema } from './reservations.js';
@@ -64,7 +64,7 @@ export const waitForActivity = defineTool({
       .optional()
       .describe('what to wait for; absent: everything'),
     // Unbounded here to keep tools/list small: a cursor is checked whole by the daemon (board/change-cursor.ts).
-    since: z.string({ error: 'since must be the cursor a previous wait_for_activity answered with' }).optional(),
+    since: wellFormedText('since', 'since must be the cursor a previous wait_for_activity answered with').optional(),
   }),
   output: z.object({
     reason: z.enum(['pending', 'activity', 'timeout', 'blocker_cancelled']),
