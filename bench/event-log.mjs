@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { spawn } from 'node:child_process';
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import { children, CONFIG, createLoad, inRounds, postToolAnswer, ROOT, seedClaimBoard } from './harness.mjs';
+import { children, CONFIG, createLoad, inRounds, postToolAnswer, ROOT, schemaVersionAt, seedClaimBoard } from './harness.mjs';
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const BRIDGE_BIN = join(ROOT, 'bridge/bin/roundtable-bridge.js');
@@ -93,13 +93,8 @@ export async function benchEventLogCost(h, { rounds = 4 } = {}) {
   try {
     for (const kind of ['before', 'after']) {
       const path = join(dir, `${kind}.db`);
-      seedClaimBoard(path);
-      if (kind === 'before') {
-        // The seed applies every migration of this tree; the daemon before them refuses a newer schema.
-        const db = new Database(path);
-        db.exec("DROP TABLE event_log; DROP TABLE event_log_state; DELETE FROM schema_version WHERE version = 11; DELETE FROM sqlite_sequence WHERE name = 'event_log'");
-        db.close();
-      }
+      // The daemon before refuses a schema newer than its own: its board stops at its last migration.
+      seedClaimBoard(path, kind === 'before' ? { upTo: schemaVersionAt(BASE_REV) } : {});
       servers[kind] = await h.startDaemon(path, agentsPath, undefined, kind === 'before' ? { bin: baseline.bin } : {});
       loads[kind] = createLoad({ port: servers[kind].port, path: '/api/v1/tools/claim_task', token: agents.claimer.token, body: (seq) => `{"task_id":${seq + 1}}` });
     }

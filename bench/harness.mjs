@@ -213,13 +213,13 @@ export function words(rand, n) {
  * one transaction with its schema_version row), so the daemon starts without migrating; then calls fill(writer)
  * inside one transaction. The file is closed (WAL checkpointed) before it is copied or served.
  */
-export function createBoardDb(path, fill) {
+export function createBoardDb(path, fill, { upTo = Infinity } = {}) {
   const db = new Database(path);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = OFF'); // seeding only; the servers open it with synchronous = FULL
   db.pragma('foreign_keys = ON');
   db.exec('CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)');
-  for (const migration of MIGRATIONS) {
+  for (const migration of MIGRATIONS.filter((m) => m.version <= upTo)) {
     db.transaction(() => {
       db.exec(migration.sql);
       db.prepare('INSERT INTO schema_version (version, applied_at) VALUES (?, ?)').run(migration.version, new Date().toISOString());
@@ -323,7 +323,7 @@ export function probeDiskCommits(ms = 1000) {
 export const isoAt = (base, offsetMs) => new Date(base + offsetMs).toISOString();
 
 /** get_task data: done tasks, each with 4 messages, one review and 4 activity rows. */
-export function seedGetTaskBoard(path) {
+export function seedGetTaskBoard(path, schema = {}) {
   const rand = prng(1);
   const base = Date.parse('2025-01-01T00:00:00Z');
   createBoardDb(path, (w) => {
@@ -345,11 +345,11 @@ export function seedGetTaskBoard(path) {
         w.message(id, kind === 'reply' ? 'lead' : 'reader', kind, words(rand, 30), isoAt(base, id * 60_000 + (i + 1) * 600_000));
       }
     }
-  });
+  }, schema);
 }
 
 /** claim_task data: open tasks needing a skill the claimer has. */
-export function seedClaimBoard(path) {
+export function seedClaimBoard(path, schema = {}) {
   const rand = prng(2);
   const base = Date.parse('2025-01-01T00:00:00Z');
   createBoardDb(path, (w) => {
@@ -363,7 +363,7 @@ export function seedClaimBoard(path) {
         createdAt: isoAt(base, id * 1000),
       });
     }
-  });
+  }, schema);
 }
 
 /**
@@ -653,6 +653,15 @@ export function buildDaemonAt(rev, tempDir, name = 'baseline', options = {}) {
   const bundles = options.bundles ?? ['daemon'];
   if (existsSync(join(tree, 'scripts/bundle.mjs'))) execFileSync(process.execPath, ['scripts/bundle.mjs', ...bundles], { cwd: tree, stdio: 'ignore' });
   return { bin: join(tree, 'daemon/bin/roundtable.js'), bridgeBin: join(tree, 'bridge/bin/roundtable-bridge.js'), remove: () => execFileSync('git', ['worktree', 'remove', '--force', tree], { cwd: ROOT, stdio: 'ignore' }) };
+}
+
+/**
+ * The newest SQLite schema version a revision knows: a board seeded for a daemon built from it (buildDaemonAt) stops
+ * there (`{ upTo }` to the seeders), since a daemon refuses a schema newer than its own.
+ */
+export function schemaVersionAt(rev) {
+  const files = execFileSync('git', ['ls-tree', '--name-only', rev, 'daemon/migrations/'], { cwd: ROOT, encoding: 'utf8' }).trim().split('\n');
+  return Math.max(...files.map((f) => Number(f.split('/').at(-1).slice(0, 3))).filter(Number.isFinite));
 }
 
 /** The revision just before `path` was added: the parent of the commit that added it. */

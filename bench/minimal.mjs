@@ -11,6 +11,7 @@ import {
   CONFIG,
   ROOT,
   buildDaemonAt,
+  schemaVersionAt,
   copyDurably,
   cpuMs,
   createLoad,
@@ -84,11 +85,14 @@ export async function benchMinimalRoute() {
     ]) {
       const seedPath = join(dir, `${tool}-seed.db`);
       const minimalSeed = join(dir, `${tool}-minimal-seed.db`);
+      const beforeSeed = join(dir, `${tool}-before-seed.db`);
       (tool === 'claim_task' ? seedClaimBoard : seedGetTaskBoard)(seedPath);
+      // The daemon before refuses a schema newer than its own: its copy stops at its last migration.
+      (tool === 'claim_task' ? seedClaimBoard : seedGetTaskBoard)(beforeSeed, { upTo: schemaVersionAt(BEFORE_REV) });
       seedMinimal(minimalSeed, tool === 'claim_task' ? 'claim' : 'get');
       const db = (name) => {
         const path = join(dir, `${tool}-${name.replace(/\W+/g, '_')}.db`);
-        copyDurably(name === 'minimal' ? minimalSeed : seedPath, path);
+        copyDurably(name === 'minimal' ? minimalSeed : name === 'daemon before' ? beforeSeed : seedPath, path);
         return path;
       };
       const servers = {};
