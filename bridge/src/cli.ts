@@ -1,5 +1,5 @@
 // The `roundtable-bridge` command: serve MCP over stdio (the default), login, logout, status, hook, wake, setup, guard.
-import { parseArgs } from 'node:util';
+import { parseCommandLine } from './args.js';
 import { BoardClient, BoardRefusal } from './board-client.js';
 import { loadBridgeConfig, parseToolsets, type BridgeConfig } from './config.js';
 import { findToken, noTokenLine, type FoundToken } from './credentials.js';
@@ -192,29 +192,25 @@ function describe(error: unknown): string {
 async function main(argv: string[]): Promise<number | undefined> {
   // Loaded only when asked for, with its own options; serving never pays for it.
   if (argv[0] === 'setup') return (await import('./setup/command.js')).runSetup(argv.slice(1));
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      url: { type: 'string' },
-      profile: { type: 'string' },
-      ca: { type: 'string' },
-      timeout: { type: 'string' },
-      toolsets: { type: 'string' },
-      'token-stdin': { type: 'boolean', default: false },
-      'keep-working': { type: 'boolean', default: false },
-      'max-blocks': { type: 'string' },
-      exec: { type: 'string' },
-      for: { type: 'string' },
-      debounce: { type: 'string' },
-      recheck: { type: 'string' },
-      scope: { type: 'string' },
-      strict: { type: 'boolean', default: false },
-      install: { type: 'boolean', default: false },
-      verbose: { type: 'boolean', default: false },
-      help: { type: 'boolean', short: 'h' },
-      version: { type: 'boolean', short: 'v' },
-    },
+  const { values, positionals } = parseCommandLine(argv, {
+    url: { type: 'string' },
+    profile: { type: 'string' },
+    ca: { type: 'string' },
+    timeout: { type: 'string' },
+    toolsets: { type: 'string' },
+    'token-stdin': { type: 'boolean', default: false },
+    'keep-working': { type: 'boolean', default: false },
+    'max-blocks': { type: 'string' },
+    exec: { type: 'string' },
+    for: { type: 'string' },
+    debounce: { type: 'string' },
+    recheck: { type: 'string' },
+    scope: { type: 'string' },
+    strict: { type: 'boolean', default: false },
+    install: { type: 'boolean', default: false },
+    verbose: { type: 'boolean', default: false },
+    help: { type: 'boolean', short: 'h' },
+    version: { type: 'boolean', short: 'v' },
   });
   if (values.version) return print(VERSION), 0;
   if (values.help) return print(HELP), 0;

@@ -28,7 +28,7 @@ export abstract class BridgeError extends Error {
 
 export class BadConfig extends BridgeError {
   readonly code = 'bad_config' as const;
-  readonly fix = 'Run `roundtable-bridge --help` for the options';
+  readonly fix: string = 'Run `roundtable-bridge --help` for the options';
 }
 
 export class NoCredential extends BridgeError {

@@ -2,7 +2,7 @@
 // config, then starts the entry as the client will and asks whoami through it; --print only shows what it would write.
 import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
+import { parseCommandLine } from '../args.js';
 import { loadBridgeConfig } from '../config.js';
 import { BadConfig } from '../errors.js';
 import { log } from '../log.js';
@@ -58,10 +58,9 @@ function scopeFolder(scope: Scope, file: string, places: Places): string {
 }
 
 export async function runSetup(argv: string[], places: Places = { env: process.env, platform: process.platform, project: process.cwd() }): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
+  const { values, positionals } = parseCommandLine(
+    argv,
+    {
       url: { type: 'string' },
       profile: { type: 'string' },
       ca: { type: 'string' },
@@ -71,7 +70,8 @@ export async function runSetup(argv: string[], places: Places = { env: process.e
       'no-check': { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h' },
     },
-  });
+    'roundtable-bridge setup --help',
+  );
   if (values.help) return print(SETUP_USAGE), 0;
   if (positionals.length !== 1) throw new BadConfig(`setup takes one client name, one of: ${CLIENT_NAMES.join(', ')}`);
   const client = clientNamed(positionals[0]!);
