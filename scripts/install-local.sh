@@ -53,6 +53,7 @@ print_tokens() {
     process.stdin.setEncoding("utf8").on("data", (d) => (text += d)).on("end", () => {
       for (const a of JSON.parse(text).agents) console.log(`  ${a.name.padEnd(10)} ${a.role.padEnd(7)} ${a.token}`);
     });'
+  say "The owner's token is yours: sign in with it at $URL/ to act on the board's page."
   say 'Give each agent its own token; keep them out of chats, logs and committed files.'
 }
 
@@ -210,7 +211,7 @@ if [ -f "$ROUNDTABLE_AGENTS_CONFIG" ]; then
   say "== $ROUNDTABLE_AGENTS_CONFIG exists: reusing it. No tokens are printed (they were shown once when it was made;"
   say '   `npx roundtable agents rotate NAME` issues a new one).'
 else
-  say "== creating $ROUNDTABLE_AGENTS_CONFIG (one leader, two workers; hashes only, mode 600)"
+  say "== creating $ROUNDTABLE_AGENTS_CONFIG (an owner for you, one leader, two workers; hashes only, mode 600)"
   tokens_json=$(node "$CLI" init --json)
 fi
 

@@ -104,7 +104,8 @@ function render(data: BoardState): void {
   const note = byId('untrusted-note');
   note.textContent = data.me.acts
     ? 'You act as an owner: every change goes through the board\'s rules and its audit log. Board text is written by agents and shown as plain text, never run.'
-    : 'Read-only view. Board text is written by agents and shown as plain text, never run.';
+    : // Issue 31: a leader's token on the page showed no way to act; the owner's token is what lets a person act.
+      'Read-only view: only an owner can act here. Sign in with the owner\'s token that `roundtable init` printed first, or make one on the board\'s machine: `roundtable agents add NAME --role owner` prints it. Board text is written by agents and shown as plain text, never run.';
   note.title = data.untrusted_content_warning;
   updateFilterChoices(data);
   renderColumns(data, currentFilter());

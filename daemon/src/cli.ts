@@ -8,7 +8,7 @@ import { backupDatabaseFile, BackupError, listBackups, restoreBackup } from './b
 import { DatabaseInUse, daemonUsing } from './db-lock.js';
 import { runDoctor } from './doctor.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
-import { AgentsFileExists, describeIssued, initAgentsFile } from './init.js';
+import { AgentsFileExists, describeIssued, initAgentsFile, pageAddress } from './init.js';
 import { log } from './log.js';
 import { startBoard } from './server.js';
 import { SchemaTooNew } from './store/migration-files.js';
@@ -52,7 +52,7 @@ const AGENT_NAME = [{ name: 'NAME', missing: 'an agent NAME (`roundtable agents 
 const ROLE_CHOICES = ROLES.join('|');
 
 const COMMANDS: Readonly<Record<string, CommandSpec>> = {
-  init: { usage: 'init [--json]', summary: 'write agents.json with one leader and two workers; print each token once', options: ['json'], args: [] },
+  init: { usage: 'init [--json]', summary: 'write agents.json with an owner (you), one leader and two workers; print each token once', options: ['json'], args: [] },
   run: { usage: 'run', summary: 'start the board (MCP on /mcp, JSON API on /api/v1, status on /status)', options: [], args: [] },
   start: { usage: 'start [--json]', summary: 'init if agents.json is missing, then run', options: ['json'], args: [] },
   'agents list': { usage: 'agents list', summary: 'name, role and skills of every agent', options: [], args: [] },
@@ -201,7 +201,8 @@ const EXPECTED_ERRORS = [WebhookCommandError, ConfigError, AgentsFileError, Agen
 
 function init(config: Config, json: boolean): void {
   const issued = initAgentsFile(config.agentsConfigPath);
-  process.stdout.write(json ? `${JSON.stringify({ agents: issued })}\n` : describeIssued(config.agentsConfigPath, issued));
+  const page = pageAddress(config);
+  process.stdout.write(json ? `${JSON.stringify({ agents: issued, ...(page !== undefined && { page }) })}\n` : describeIssued(config.agentsConfigPath, issued, page));
 }
 
 async function run(config: Config): Promise<void> {

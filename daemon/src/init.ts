@@ -1,7 +1,8 @@
-// `roundtable init`: a fresh agents.json with one leader and two workers, hashes only, mode 600.
+// `roundtable init`: a fresh agents.json with the person's owner, one leader and two workers, hashes only, mode 600.
 import { writeFileSync } from 'node:fs';
 import type { Role } from 'roundtable-shared';
 import { generateToken, hashToken } from './agents.js';
+import type { Config } from './config.js';
 
 export interface IssuedAgent {
   readonly name: string;
@@ -10,7 +11,13 @@ export interface IssuedAgent {
   readonly token: string;
 }
 
+/**
+ * The owner comes first: the person who runs `init` owns the work, and without an owner's token the page only
+ * watches. It is called `owner` rather than after $USER, which may be no valid agent name, would tell every agent on
+ * the board the login name of the machine, and would make the docs' commands differ per person (docs/DECISIONS.md).
+ */
 export const DEFAULT_AGENTS: ReadonlyArray<Pick<IssuedAgent, 'name' | 'role' | 'skills'>> = [
+  { name: 'owner', role: 'owner', skills: [] },
   { name: 'leader', role: 'leader', skills: [] },
   { name: 'worker-1', role: 'worker', skills: [] },
   { name: 'worker-2', role: 'worker', skills: [] },
@@ -35,13 +42,29 @@ export function initAgentsFile(path: string): IssuedAgent[] {
   return issued;
 }
 
-export function describeIssued(path: string, issued: readonly IssuedAgent[]): string {
-  const lines = [
-    `Wrote ${path} (mode 600; it holds only token hashes).`,
-    'Each token is shown once, now. Give each agent its own; keep them out of chats and committed files.',
-    '',
-  ];
-  for (const agent of issued) lines.push(`  ${agent.name.padEnd(10)} ${agent.role.padEnd(7)} ${agent.token}`);
-  lines.push('');
+/**
+ * Where a person opens the board's page: ROUNDTABLE_PUBLIC_URL when set, else the address the daemon listens on (a
+ * wildcard bind shown as its loopback address, which a browser on this machine can open). Undefined for port 0, whose
+ * port is known only once it listens (`run` prints the address then).
+ */
+export function pageAddress(config: Pick<Config, 'host' | 'port' | 'tls' | 'publicUrl'>): string | undefined {
+  if (config.publicUrl !== undefined) return config.publicUrl.endsWith('/') ? config.publicUrl : `${config.publicUrl}/`;
+  if (config.port === 0) return undefined;
+  const host = config.host === '0.0.0.0' ? '127.0.0.1' : config.host === '::' ? '::1' : config.host;
+  return `${config.tls ? 'https' : 'http'}://${host.includes(':') && !host.startsWith('[') ? `[${host}]` : host}:${config.port}/`;
+}
+
+/** The owner's token first, with the page to sign in at; then the agents'. Each token is printed here only. */
+export function describeIssued(path: string, issued: readonly IssuedAgent[], page: string | undefined): string {
+  const row = (agent: IssuedAgent) => `  ${agent.name.padEnd(10)} ${agent.role.padEnd(7)} ${agent.token}`;
+  const lines = [`Wrote ${path} (mode 600; it holds only token hashes). Each token is shown once, now.`, ''];
+  const owners = issued.filter((agent) => agent.role === 'owner');
+  const others = issued.filter((agent) => agent.role !== 'owner');
+  if (owners.length) {
+    lines.push(`Yours, to act on the board's page: sign in at ${page ?? 'the web page address printed when the board starts'} with`);
+    lines.push(...owners.map(row), '');
+  }
+  lines.push('For the agents (give each its own; keep them out of chats and committed files):');
+  lines.push(...others.map(row), '');
   return lines.join('\n');
 }

@@ -78,9 +78,9 @@ async function whoami(url: string, token: string): Promise<{ status: number; bod
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
 }
 
-/** "  leader     leader  rt_..." lines. */
+/** "  leader     leader  rt_..." lines (the owner's first). */
 function printedTokens(output: string): Array<{ name: string; role: string; token: string }> {
-  return [...output.matchAll(/^ {2}(\S+)\s+(leader|worker)\s+(rt_[A-Za-z0-9_-]{43})$/gm)].map((m) => ({ name: m[1]!, role: m[2]!, token: m[3]! }));
+  return [...output.matchAll(/^ {2}(\S+)\s+(owner|leader|worker)\s+(rt_[A-Za-z0-9_-]{43})$/gm)].map((m) => ({ name: m[1]!, role: m[2]!, token: m[3]! }));
 }
 
 function scriptEnv(dataDir: string, port: number, extra: Record<string, string> = {}): Record<string, string> {
@@ -113,7 +113,8 @@ describe('scripts/install-local.sh', () => {
 
     // The printed tokens work, each once on screen.
     const tokens = printedTokens(first.stdout);
-    expect(tokens.map((t) => t.role)).toEqual(['leader', 'worker', 'worker']);
+    expect(tokens.map((t) => t.role)).toEqual(['owner', 'leader', 'worker', 'worker']);
+    expect(first.stdout).toContain(`sign in with it at ${url}/ to act on the board's page`);
     for (const t of tokens) {
       expect(first.stdout.split(t.token).length - 1).toBe(1);
       expect(await whoami(url, t.token)).toMatchObject({ status: 200, body: { name: t.name, role: t.role } });

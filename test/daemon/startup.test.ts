@@ -7,6 +7,7 @@ import { connect } from 'node:net';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { api, daemonEnv, startBoard, token, writeAgentsFile, DEFAULT_AGENTS, runCli } from '../helpers/board.js';
 import { eventually } from '../helpers/eventually.js';
+import { freePort } from '../helpers/net.js';
 
 
 const cli = runCli;
@@ -160,7 +161,7 @@ describe('roundtable init', () => {
     const first = await cli(['init', '--json'], env);
     expect(first.code).toBe(0);
     const issued = JSON.parse(first.stdout) as { agents: Array<{ name: string; role: string; skills: string[]; token: string }> };
-    expect(issued.agents.map((a) => a.role)).toEqual(['leader', 'worker', 'worker']);
+    expect(issued.agents.map((a) => a.role)).toEqual(['owner', 'leader', 'worker', 'worker']);
     for (const a of issued.agents) expect(a.token).toMatch(/^rt_[A-Za-z0-9_-]{43}$/);
     const path = join(dir, 'agents.json');
     expect(statSync(path).mode & 0o777).toBe(0o600);
@@ -175,10 +176,31 @@ describe('roundtable init', () => {
     const board = await startBoard({ dir, tokens: Object.fromEntries(issued.agents.map((a) => [a.name, a.token])) });
     try {
       expect((await api(board, 'leader', 'whoami')).body.role).toBe('leader');
+      expect((await api(board, 'owner', 'whoami')).body.role).toBe('owner');
       expect(board.output().stderr).not.toContain(issued.agents[0]!.token);
     } finally {
       await board.stop();
     }
+  });
+
+  it("prints the owner's token first, with the page's address, then the agents' (issue 31, item 3)", async () => {
+    // Free ports: init may check that the port is free before it writes anything (issue 31, item 2).
+    const [port, port2] = [await freePort(), await freePort()];
+    const out = await cli(['init'], daemonEnv(tempDir(), { ROUNDTABLE_PORT: String(port) }));
+    expect(out.code, out.stderr).toBe(0);
+    const rows = [...out.stdout.matchAll(/^ {2}(\S+)\s+(owner|leader|worker)\s+(rt_[A-Za-z0-9_-]{43})$/gm)].map((m) => `${m[1]} ${m[2]}`);
+    expect(rows).toEqual(['owner owner', 'leader leader', 'worker-1 worker', 'worker-2 worker']);
+    const lines = out.stdout.split('\n');
+    const ownerRow = lines.findIndex((line) => /^ {2}owner\s+owner\s+rt_/.test(line));
+    // The page's address is said right above the owner's token, and before any other token.
+    expect(lines[ownerRow - 1]).toBe(`Yours, to act on the board's page: sign in at http://127.0.0.1:${port}/ with`);
+    expect(out.stdout.indexOf(`http://127.0.0.1:${port}/`)).toBeLessThan(out.stdout.indexOf('rt_'));
+    expect(out.stdout).toContain('For the agents (give each its own');
+    // --json names the page too; with port 0 the address is known only once the board listens.
+    const json = await cli(['init', '--json'], daemonEnv(tempDir(), { ROUNDTABLE_PORT: String(port2), ROUNDTABLE_HOST: '::1' }));
+    expect(JSON.parse(json.stdout)).toMatchObject({ page: `http://[::1]:${port2}/`, agents: [{ name: 'owner', role: 'owner' }, { role: 'leader' }, { role: 'worker' }, { role: 'worker' }] });
+    const unknownPort = await cli(['init'], daemonEnv(tempDir()));
+    expect(unknownPort.stdout).toContain('sign in at the web page address printed when the board starts with');
   });
 });
 

@@ -224,6 +224,19 @@ describe.skipIf(!HAVE_BROWSER)(`the owner at the live page in headless Chromium$
     expect(errors).toEqual([]);
   });
 
+  it("a leader's read-only page says how to get an owner's token; an owner's page does not (issue 31, item 3)", async () => {
+    const { page: leaderPage } = await newPage();
+    await signIn(leaderPage, 'lead');
+    const note = leaderPage.locator('#untrusted-note');
+    await expect.poll(() => note.textContent()).toContain('Read-only view: only an owner can act here.');
+    expect(await note.textContent()).toContain("Sign in with the owner's token that `roundtable init` printed first, or make one on the board's machine: `roundtable agents add NAME --role owner` prints it.");
+    expect(await note.isVisible()).toBe(true);
+    const { page: ownerPage } = await newPage();
+    await signIn(ownerPage, 'alice');
+    await expect.poll(() => ownerPage.locator('#untrusted-note').textContent()).toContain('You act as an owner');
+    expect(await ownerPage.locator('#untrusted-note').textContent()).not.toContain('--role owner');
+  });
+
   it("an observer's page shows no controls, and its session's POSTs are refused", async () => {
     const id = (await api(board, 'lead', 'create_task', { title: 'watched, not touched' })).body.task.id as number;
     await api(board, 'w1', 'claim_task', { task_id: id });
