@@ -2,7 +2,7 @@
 // project folder whose config already holds another server: that server is kept, a second run changes nothing,
 // a malformed config is refused and left as it was, --print writes nothing, and no token reaches any file.
 import { execFile } from 'node:child_process';
-import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, realpathSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,8 +12,9 @@ import { BRIDGE_BIN } from '../helpers/bridge.js';
 const URL_ = 'https://board.example.com';
 const SECRET = token();
 const VERSION = JSON.parse(readFileSync(join(ROOT, 'bridge/package.json'), 'utf8')).version as string;
-// Run from the repository, the bridge is no install: the entry is npx, pinned to this exact version.
-const ARGS = ['-y', `roundtable-bridge@${VERSION}`, '--url', URL_];
+// Run from the repository, the bridge is no install: the entry is this Node.js and the checkout's script (issue 31).
+const NODE = process.execPath;
+const ARGS = [realpathSync(BRIDGE_BIN), '--url', URL_];
 
 interface Run {
   code: number;
@@ -87,7 +88,7 @@ interface JsonCase {
   fresh?: { container: string[]; entry: Record<string, unknown> };
 }
 
-const mcpServersEntry = { command: 'npx', args: ARGS };
+const mcpServersEntry = { command: NODE, args: ARGS };
 const withOther = (extra: Record<string, unknown> = {}) => ({ ...extra, mcpServers: { other: OTHER_JSON } });
 
 const JSON_CASES: JsonCase[] = [
@@ -102,7 +103,7 @@ const JSON_CASES: JsonCase[] = [
     file: '.config/Code/User/mcp.json',
     existing: { inputs: [], servers: { other: { type: 'stdio', ...OTHER_JSON } } },
     container: ['servers'],
-    entry: { type: 'stdio', command: 'npx', args: ARGS },
+    entry: { type: 'stdio', command: NODE, args: ARGS },
   },
   {
     client: 'vscode',
@@ -110,7 +111,7 @@ const JSON_CASES: JsonCase[] = [
     file: '.vscode/mcp.json',
     existing: { servers: { other: { type: 'stdio', ...OTHER_JSON } } },
     container: ['servers'],
-    entry: { type: 'stdio', command: 'npx', args: ARGS },
+    entry: { type: 'stdio', command: NODE, args: ARGS },
   },
   { client: 'windsurf', scope: 'user', file: '.codeium/windsurf/mcp_config.json', existing: withOther(), container: ['mcpServers'], entry: mcpServersEntry },
   { client: 'gemini-cli', scope: 'user', file: '.gemini/settings.json', existing: withOther({ theme: 'Dracula' }), container: ['mcpServers'], entry: mcpServersEntry },
@@ -121,7 +122,7 @@ const JSON_CASES: JsonCase[] = [
     file: '.config/opencode/opencode.json',
     existing: { $schema: 'https://opencode.ai/config.json', mcp: { other: { type: 'local', command: ['other-mcp'], enabled: true } } },
     container: ['mcp'],
-    entry: { type: 'local', command: ['npx', ...ARGS], enabled: true },
+    entry: { type: 'local', command: [NODE, ...ARGS], enabled: true },
   },
   {
     client: 'opencode',
@@ -129,8 +130,8 @@ const JSON_CASES: JsonCase[] = [
     file: 'opencode.json',
     existing: { mcp: { servers: { other: { type: 'local', command: ['other-mcp'] } } } },
     container: ['mcp', 'servers'],
-    entry: { type: 'local', command: ['npx', ...ARGS] },
-    fresh: { container: ['mcp'], entry: { type: 'local', command: ['npx', ...ARGS], enabled: true } },
+    entry: { type: 'local', command: [NODE, ...ARGS] },
+    fresh: { container: ['mcp'], entry: { type: 'local', command: [NODE, ...ARGS], enabled: true } },
   },
 ];
 
@@ -152,6 +153,8 @@ describe.each(JSON_CASES)('setup $client --scope $scope', (c) => {
     expect(first.code, first.stderr).toBe(0);
     expect(first.stdout).toContain(file);
     expect(first.stdout).toContain('Added the server "roundtable"');
+    expect(first.stdout).toContain(`The entry runs this checkout's bridge, which is no npm install: ${NODE} ${ARGS[0]}`);
+    expect(first.stdout).not.toContain('npx');
     const written = JSON.parse(readFileSync(file, 'utf8'));
     expect(at(written, c.container)['roundtable']).toEqual(c.entry);
     // Everything else is as it was: the other server and every other setting.
@@ -221,8 +224,8 @@ model = "o4-mini"
 
 const CODEX_ENV_VARS = '["DBUS_SESSION_BUS_ADDRESS", "XDG_RUNTIME_DIR", "ROUNDTABLE_TOKEN", "ROUNDTABLE_TOKEN_FILE", "ROUNDTABLE_STATE_DIR", "XDG_STATE_HOME"]';
 const CODEX_BLOCK = `[mcp_servers.roundtable]
-command = "npx"
-args = ["-y", "roundtable-bridge@${VERSION}", "--url", "${URL_}"]
+command = "${NODE}"
+args = ["${ARGS[0]}", "--url", "${URL_}"]
 env_vars = ${CODEX_ENV_VARS}
 required = true
 `;
@@ -263,7 +266,7 @@ describe.each(['user', 'project'] as const)('setup codex --scope %s', (scope) =>
     expect(run.stdout).toContain('Kept the entry\'s own keys as they were: startup_timeout_sec, env.ROUNDTABLE_STATE_DIR.');
     const envVars = `["MY_PROXY", ${CODEX_ENV_VARS.slice(1)}`;
     expect(readFileSync(file, 'utf8')).toBe(
-      `${CODEX_EXISTING}\n[mcp_servers.roundtable]\ncommand = "npx"\nargs = ["-y", "roundtable-bridge@${VERSION}", "--url", "${URL_}"]\nenv_vars = ${envVars}\nstartup_timeout_sec = 30\nrequired = true\n\n[mcp_servers.roundtable.env]\nROUNDTABLE_STATE_DIR = "/x"\n\n[later]\nkey = 1\n`,
+      `${CODEX_EXISTING}\n[mcp_servers.roundtable]\ncommand = "${NODE}"\nargs = ["${ARGS[0]}", "--url", "${URL_}"]\nenv_vars = ${envVars}\nstartup_timeout_sec = 30\nrequired = true\n\n[mcp_servers.roundtable.env]\nROUNDTABLE_STATE_DIR = "/x"\n\n[later]\nkey = 1\n`,
     );
     const again = await setup(args, dirs);
     expect(again.stdout).toContain('nothing changed');
@@ -297,7 +300,7 @@ describe('setup arguments', () => {
     const run = await setup(['cursor', '--url', URL_, '--profile', 'reviewer'], dirs);
     expect(run.code, run.stderr).toBe(0);
     const doc = JSON.parse(readFileSync(join(dirs.home, '.cursor/mcp.json'), 'utf8'));
-    expect(doc.mcpServers['roundtable-reviewer']).toEqual({ command: 'npx', args: [...ARGS, '--profile', 'reviewer'] });
+    expect(doc.mcpServers['roundtable-reviewer']).toEqual({ command: NODE, args: [...ARGS, '--profile', 'reviewer'] });
   });
 
   it('refuses a project scope for a client that has none, an unknown client, and a URL carrying credentials, writing nothing', async () => {
@@ -322,7 +325,7 @@ describe('setup gemini-cli, the one name (gemini is taken for it)', () => {
       const dirs = folders();
       const run = await setup([name, '--url', URL_], dirs);
       expect(run.code, run.stderr).toBe(0);
-      expect(JSON.parse(readFileSync(join(dirs.home, '.gemini/settings.json'), 'utf8')).mcpServers.roundtable).toEqual({ command: 'npx', args: ARGS });
+      expect(JSON.parse(readFileSync(join(dirs.home, '.gemini/settings.json'), 'utf8')).mcpServers.roundtable).toEqual({ command: NODE, args: ARGS });
       expect(run.stdout).toContain('`/permissions trust`');
       expect(run.stdout).toContain('ROUNDTABLE_TOKEN and ROUNDTABLE_TOKEN_FILE do not reach the bridge');
     }
@@ -338,7 +341,7 @@ describe('a rerun keeps what the user added to the entry', () => {
     const run = await setup(['claude-code', '--url', URL_], dirs);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toContain('Kept the entry\'s own keys as they were: type, env.');
-    expect(JSON.parse(readFileSync(file, 'utf8')).mcpServers.roundtable).toEqual({ ...older, args: ARGS });
+    expect(JSON.parse(readFileSync(file, 'utf8')).mcpServers.roundtable).toEqual({ ...older, command: NODE, args: ARGS });
   });
 
   it('warns, without quoting it, when the kept env holds a token', async () => {
@@ -390,7 +393,7 @@ describe('config files setup must not change', () => {
     symlinkSync(join(inside.project, 'shared', 'mcp.json'), join(inside.project, '.mcp.json'));
     const ok = await setup(['claude-code', '--url', URL_, '--scope', 'project'], inside);
     expect(ok.code, ok.stderr).toBe(0);
-    expect(JSON.parse(readFileSync(join(inside.project, 'shared', 'mcp.json'), 'utf8')).mcpServers.roundtable).toEqual({ command: 'npx', args: ARGS });
+    expect(JSON.parse(readFileSync(join(inside.project, 'shared', 'mcp.json'), 'utf8')).mcpServers.roundtable).toEqual({ command: NODE, args: ARGS });
     expect(lstatSync(join(inside.project, '.mcp.json')).isSymbolicLink()).toBe(true);
   });
 
@@ -429,7 +432,7 @@ describe('setup CLIENT --hooks', () => {
     const doc = JSON.parse(readFileSync(file, 'utf8'));
     expect(doc.other).toBe(1);
     for (const event of c.events) {
-      const ours = { type: 'command', command: `npx -y roundtable-bridge@${VERSION} hook ${c.hookClient} ${event} --url ${URL_}` };
+      const ours = { type: 'command', command: `${NODE} ${ARGS[0]} hook ${c.hookClient} ${event} --url ${URL_}` };
       expect(doc.hooks[event]).toEqual(event === last ? [{ hooks: [mine] }, { hooks: [ours] }] : [{ hooks: [ours] }]);
     }
     if (c.client === 'codex') {
@@ -456,7 +459,7 @@ describe('setup CLIENT --hooks', () => {
     const dirs = folders();
     const run = await setup(['claude-code', '--url', URL_, '--hooks', '--print'], dirs);
     expect(run.code, run.stderr).toBe(0);
-    expect(run.stdout).toContain(`"command": "npx -y roundtable-bridge@${VERSION} hook claude-code Stop --url ${URL_}"`);
+    expect(run.stdout).toContain(`"command": "${NODE} ${ARGS[0]} hook claude-code Stop --url ${URL_}"`);
     expect(snapshot(dirs).size).toBe(0);
   });
 });

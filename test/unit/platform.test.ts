@@ -168,6 +168,16 @@ describe('commands printed for a person to run', () => {
     expect(bridgeLaunch(args, npx, 'win32')).toEqual({ command: 'cmd', args: ['/c', 'npx', '-y', 'roundtable-bridge@1.2.3', '--url', 'https://b.example'] });
   });
 
+  it("setup names a checkout's bridge by the full path of the Node.js running setup and the script, on every system", () => {
+    const args = ['--url', 'https://b.example'];
+    expect(bridgeLaunch(args, { kind: 'checkout', script: '/src/rt/bridge/bin/roundtable-bridge.js' }, 'linux', '/home/a/.nvm/versions/node/v22.1.0/bin/node')).toEqual({
+      command: '/home/a/.nvm/versions/node/v22.1.0/bin/node',
+      args: ['/src/rt/bridge/bin/roundtable-bridge.js', ...args],
+    });
+    const win = 'C:\\src\\rt\\bridge\\bin\\roundtable-bridge.js';
+    expect(bridgeLaunch(args, { kind: 'checkout', script: win }, 'win32', 'C:\\Program Files\\nodejs\\node.exe')).toEqual({ command: 'C:\\Program Files\\nodejs\\node.exe', args: [win, ...args] });
+  });
+
   it('setup names an installed bridge: the bin on POSIX, node and the script on Windows (a .cmd shim needs a shell)', () => {
     const args = ['--url', 'https://b.example'];
     const installed = { kind: 'installed', bin: '/usr/local/bin/roundtable-bridge', script: '/usr/local/lib/node_modules/roundtable-bridge/bin/roundtable-bridge.js' } as const;
@@ -176,7 +186,7 @@ describe('commands printed for a person to run', () => {
     expect(bridgeLaunch(args, win, 'win32', 'C:\\Program Files\\nodejs\\node.exe')).toEqual({ command: 'C:\\Program Files\\nodejs\\node.exe', args: [win.script, ...args] });
   });
 
-  it('setup finds a global install on each system, a project install, and takes npx\'s cache and a checkout for no install', () => {
+  it('setup finds a global install on each system, a project install, a checkout, and takes npx\'s cache for no install', () => {
     const files = new Map<string, string>();
     const fs = { exists: (p: string) => files.has(p), realpath: (p: string) => files.get(p) ?? (() => { throw new Error('ENOENT'); })() };
     const script = '/usr/lib/node_modules/roundtable-bridge/bin/roundtable-bridge.js';
@@ -191,7 +201,10 @@ describe('commands printed for a person to run', () => {
     const cache = '/root/.npm/_npx/ab12/node_modules/roundtable-bridge';
     files.set(`${cache}/bin/roundtable-bridge.js`, `${cache}/bin/roundtable-bridge.js`).set('/root/.npm/_npx/ab12/node_modules/.bin/roundtable-bridge', `${cache}/bin/roundtable-bridge.js`);
     expect(findInstall({ ...global, argv1: '/root/.npm/_npx/ab12/node_modules/.bin/roundtable-bridge', packageDir: cache })).toEqual({ kind: 'npx', version: '1.2.3' });
-    expect(findInstall({ ...global, argv1: '/src/roundtable/bridge/bin/roundtable-bridge.js', packageDir: '/src/roundtable/bridge' })).toEqual({ kind: 'npx', version: '1.2.3' });
+    // A checkout (issue 31): no npm install, so its script by full path; without a built script, npx as before.
+    files.set('/src/roundtable/bridge/bin/roundtable-bridge.js', '/src/roundtable/bridge/bin/roundtable-bridge.js');
+    expect(findInstall({ ...global, argv1: '/src/roundtable/bridge/bin/roundtable-bridge.js', packageDir: '/src/roundtable/bridge' })).toEqual({ kind: 'checkout', script: '/src/roundtable/bridge/bin/roundtable-bridge.js' });
+    expect(findInstall({ ...global, argv1: '/elsewhere/bridge/bin/roundtable-bridge.js', packageDir: '/elsewhere/bridge' })).toEqual({ kind: 'npx', version: '1.2.3' });
     // A bin link that points at another copy is not this install.
     files.set('/usr/bin/roundtable-bridge', '/elsewhere/roundtable-bridge.js');
     expect(findInstall({ ...global, argv1: script })).toEqual({ kind: 'npx', version: '1.2.3' });

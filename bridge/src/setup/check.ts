@@ -5,7 +5,8 @@ import type { Launch } from './launch.js';
 
 export type CheckResult =
   | { readonly ok: true; readonly name: string; readonly role: string; readonly ms: number }
-  | { readonly ok: false; readonly why: string };
+  /** notOnRegistry: npm said the package (at that version) is on no registry it asked, so the entry can never start. */
+  | { readonly ok: false; readonly why: string; readonly notOnRegistry?: boolean };
 
 export interface CheckOptions {
   readonly launch: Launch;
@@ -43,7 +44,9 @@ export function checkEntry(options: CheckOptions): Promise<CheckResult> {
     const timer = setTimeout(() => finish({ ok: false, why: `no answer within ${options.timeoutMs / 1000} s${lastLine(stderr)}` }), options.timeoutMs);
     const send = (message: object) => child.stdin.write(`${JSON.stringify(message)}\n`);
     child.on('error', (error: NodeJS.ErrnoException) => finish({ ok: false, why: `the command could not be started (${error.code ?? error.message})` }));
-    child.on('exit', (code, signal) => finish({ ok: false, why: `the command exited (${signal ?? `code ${code}`}) before it answered${lastLine(stderr)}` }));
+    child.on('exit', (code, signal) =>
+      finish(notOnRegistry(stderr) ? { ok: false, why: 'npm found no such package on its registry (E404)', notOnRegistry: true } : { ok: false, why: `the command exited (${signal ?? `code ${code}`}) before it answered${lastLine(stderr)}` }),
+    );
     child.stdin.on('error', () => undefined);
     child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
     child.stdout.on('data', (chunk: Buffer) => {
@@ -96,4 +99,12 @@ function whoamiResult(answer: Answer, ms: number): CheckResult {
 function lastLine(stderr: string): string {
   const line = stderr.trim().split('\n').pop()?.trim();
   return line ? `; its last log line: ${line.slice(0, 400)}` : '';
+}
+
+/**
+ * Whether npx stopped because the registry has no such package or version: npm's output is the only sign a child
+ * process gives (its code is 1 for every failure), so its E404 code and its "is not in this registry" line are read.
+ */
+function notOnRegistry(stderr: string): boolean {
+  return /^npm (?:error|ERR!) (?:code E404|404 .*is not in this registry)/m.test(stderr);
 }

@@ -14,13 +14,14 @@ import { ConfigRefused, editJsonConfig, editTomlConfig, tomlBlock, type Edit } f
 import { CODEX_ENV_VARS } from './environment.js';
 import { editHooksJson, enableCodexHooks, hookCommand, hookEvents, type HooksEdit, type HookTarget } from './hooks.js';
 import { bridgeLaunch, findInstall, runningBridge, type Launch } from './launch.js';
-import { checkAndReport, npxNote, reportHooks, reportServer, tokenHint } from './report.js';
-import { checkWritable, isInside, readConfig, replaceConfig } from './write.js';
+import { checkAndReport, checkoutNote, npxNote, reportHooks, reportServer, tokenHint } from './report.js';
+import { checkWritable, isInside, readConfig, replaceConfig, restoreConfig } from './write.js';
 
 export const SETUP_USAGE = `Usage: roundtable-bridge setup CLIENT --url URL [--profile NAME] [--ca FILE] [--scope user|project] [--hooks] [--print] [--no-check]
   CLIENT is one of: ${CLIENT_NAMES.join(', ')} (gemini is taken for gemini-cli)
   Adds a server "roundtable" (or "roundtable-NAME" with --profile) that runs this bridge: the installed
-  roundtable-bridge when there is one, else \`npx -y roundtable-bridge@${VERSION}\`. A rerun changes only the keys setup writes.
+  roundtable-bridge when there is one; run from a checkout, this Node.js and the checkout's bridge script;
+  else \`npx -y roundtable-bridge@${VERSION}\`. A rerun changes only the keys setup writes.
   --scope user (the default) writes your own config; project writes the one in the current folder.
   --hooks also installs the client's command hooks (claude-code, codex, gemini-cli); other hooks are kept.
   --print only shows what would be written. --no-check skips starting the entry to ask whoami through it.
@@ -153,6 +154,7 @@ export async function runSetup(argv: string[], places: Places = { env: process.e
   reportServer({ client, scope, file, name, server, backup: backups.get(file), written: backups.has(file), block: entryBlock(client, name, launch, codexServer(launch)) });
   if (hooksEdit && client.hooks) reportHooks(client, client.hooks.file(scope, places), hooksEdit, backups);
   if (install.kind === 'npx') print(npxNote(install));
+  if (install.kind === 'checkout') print(checkoutNote(launch));
   const notice = client.notice?.(scope, places);
   if (notice) print(notice);
   if (hooksEdit && client.hooks?.afterwards) print(client.hooks.afterwards);
@@ -161,5 +163,6 @@ export async function runSetup(argv: string[], places: Places = { env: process.e
     print(`Restart ${client.label} to load it.${tokenHint(config, places)}`);
     return 0;
   }
-  return checkAndReport({ client, launch, entry: server.entry, install, scope, places, config });
+  const undo = () => [...backups].map(([path, backup]) => (restoreConfig(path, backup, plans.get(path)!.scope), path));
+  return checkAndReport({ client, launch, entry: server.entry, install, scope, places, config, undo });
 }

@@ -1,4 +1,5 @@
-// How an agent app starts the bridge: the installed bin when there is one, else npx pinned to this exact version.
+// How an agent app starts the bridge: the installed bin when there is one, node and the script of a checkout, else npx
+// pinned to this exact version.
 import { existsSync, realpathSync } from 'node:fs';
 import { posix, resolve, win32 } from 'node:path';
 import { shellArg, type Platform } from '../platform.js';
@@ -11,6 +12,7 @@ export interface Launch {
 /** Where setup found the bridge it runs as, which decides what the entry starts. */
 export type BridgeInstall =
   | { readonly kind: 'installed'; readonly bin: string; readonly script: string }
+  | { readonly kind: 'checkout'; readonly script: string }
   | { readonly kind: 'npx'; readonly version: string };
 
 export interface Running {
@@ -29,7 +31,9 @@ const BIN = 'roundtable-bridge';
 /**
  * The bin to name in an entry, if this bridge is installed: globally (PREFIX/bin/roundtable-bridge, Windows
  * PREFIX\roundtable-bridge.cmd) or in a project (node_modules/.bin/roundtable-bridge). A bridge run by npx lives in
- * npm's cache (`_npx`), which npm may clear, and a checkout of the repository is no install: both get the npx form.
+ * npm's cache (`_npx`), which npm may clear: it gets the npx form, the package being on the registry it came from.
+ * A bridge outside any node_modules/roundtable-bridge (a checkout of the repository, an unpacked copy) is no npm
+ * install, and its version may be on no registry (issue 31: npx then answered 404), so the entry names its script.
  */
 export function findInstall(running: Running): BridgeInstall {
   const exists = running.exists ?? existsSync;
@@ -39,7 +43,10 @@ export function findInstall(running: Running): BridgeInstall {
   const script = path.join(running.packageDir, 'bin', `${BIN}.js`);
   const inCache = /[\\/]_npx[\\/]/.test(running.packageDir);
   const modules = path.dirname(running.packageDir);
-  if (inCache || path.basename(running.packageDir) !== BIN || path.basename(modules) !== 'node_modules') return npx;
+  if (inCache) return npx;
+  if (path.basename(running.packageDir) !== BIN || path.basename(modules) !== 'node_modules') {
+    return exists(script) ? { kind: 'checkout', script: safeReal(real, script) ?? script } : npx;
+  }
   let target: string;
   try {
     target = real(script);
@@ -74,11 +81,14 @@ export function runningBridge(packageDir: string, version: string, platform: Pla
 
 /**
  * The command and arguments of an entry. Installed: the bin itself (its `#!/usr/bin/env node` finds node on the app's
- * PATH); on Windows node and the script, since a .cmd shim cannot be started without a shell. Otherwise
- * `npx -y roundtable-bridge@VERSION`: pinned, so no one who publishes a later version runs code in the app unasked;
- * on Windows through `cmd /c`, npx being a batch file there.
+ * PATH); on Windows node and the script, since a .cmd shim cannot be started without a shell. A checkout: the Node
+ * that runs setup, by its absolute path, and the script: an app started from a desktop or a service has a PATH
+ * without nvm's or fnm's node, and this Node is the one the checkout was built and checked with (docs/DECISIONS.md,
+ * issue 31). Otherwise `npx -y roundtable-bridge@VERSION`: pinned, so no one who publishes a later version runs code
+ * in the app unasked; on Windows through `cmd /c`, npx being a batch file there.
  */
 export function bridgeLaunch(args: readonly string[], install: BridgeInstall, platform: Platform, nodePath: string = process.execPath): Launch {
+  if (install.kind === 'checkout') return { command: nodePath, args: [install.script, ...args] };
   if (install.kind === 'installed') {
     return platform === 'win32' ? { command: nodePath, args: [install.script, ...args] } : { command: install.bin, args: [...args] };
   }

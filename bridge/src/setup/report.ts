@@ -12,7 +12,7 @@ import { isObject, type JsonObject } from './json-text.js';
 import type { BridgeInstall, Launch } from './launch.js';
 
 /** How long the check waits for whoami: npx may first have to fetch the package. */
-const CHECK_TIMEOUT_MS = { installed: 20_000, npx: 90_000 };
+const CHECK_TIMEOUT_MS = { installed: 20_000, checkout: 20_000, npx: 90_000 };
 
 /** The entry's own variables, as the client would add them to the server's environment. */
 export function entryEnvironment(entry: JsonObject): { env: Record<string, string>; envVars: string[] } {
@@ -51,11 +51,28 @@ export function npxNote(install: Extract<BridgeInstall, { kind: 'npx' }>): strin
   return `The entry starts the bridge through npx, pinned to ${install.version}: npm adds about half a second to every start, and npm exec does not pass on SIGINT at once. \`npm install -g roundtable-bridge@${install.version}\` and running setup again writes the installed bin instead.`;
 }
 
+/** The tarball way, for a bridge that is not on the registry: what `npm run pack:bridge` makes in a checkout. */
+export const INSTALL_FROM_CHECKOUT = 'in a checkout of Roundtable run `npm run pack:bridge`, then `npm install -g dist/roundtable-bridge-*.tgz`';
+
+export function checkoutNote(launch: Launch): string {
+  return `The entry runs this checkout's bridge, which is no npm install: ${launch.command} ${launch.args[0]} (the Node.js that ran setup, by its full path, since an app's PATH may not have it). After a \`git pull\`, \`npm run build\` updates what it runs; moving the folder or removing that Node.js breaks it (run setup again). To install the bridge instead, ${INSTALL_FROM_CHECKOUT}, and run setup again with the installed roundtable-bridge.`;
+}
+
 export function tokenHint(config: BridgeConfig, places: Places): string {
   return ` No token was written: if this agent has none stored yet, run \`${loginCommand(config, places.platform)}\`.`;
 }
 
-export async function checkAndReport(c: { client: Client; launch: Launch; entry: JsonObject; install: BridgeInstall; scope: Scope; places: Places; config: BridgeConfig }): Promise<number> {
+export async function checkAndReport(c: {
+  client: Client;
+  launch: Launch;
+  entry: JsonObject;
+  install: BridgeInstall;
+  scope: Scope;
+  places: Places;
+  config: BridgeConfig;
+  /** Puts back every file setup wrote as it was before, and answers their paths. */
+  undo: () => string[];
+}): Promise<number> {
   const env = serverEnvironment(c.client.env, c.places.env, entryEnvironment(c.entry), c.places.platform);
   const result = await checkEntry({
     launch: c.launch,
@@ -70,6 +87,14 @@ export async function checkAndReport(c: { client: Client; launch: Launch; entry:
     return 0;
   }
   print(`Check failed: ${how}, but ${result.why}.`);
+  if (result.notOnRegistry && c.install.kind === 'npx') {
+    // An entry naming a package the registry does not have can never start, and would run whatever is published
+    // under that name first: nothing of it is kept.
+    const restored = c.undo();
+    print(`roundtable-bridge@${c.install.version} is not on the npm registry, so the entry \`npx -y roundtable-bridge@${c.install.version}\` cannot start. ${restored.length ? `Left ${restored.join(' and ')} as it was` : 'Nothing was written'}.`);
+    print(`Instead, ${INSTALL_FROM_CHECKOUT}, and run \`roundtable-bridge setup ${c.client.name}\` again with the same options: it then names the installed bin.`);
+    return 1;
+  }
   print(`The entry is written; ${c.client.label} will meet the same failure until it is fixed.${tokenHint(c.config, c.places)} Then run setup again to check.`);
   return 1;
 }

@@ -96,3 +96,13 @@ export function replaceConfig(path: string, text: string, scope: string, now = n
 export function checkWritable(path: string, scope: string): void {
   refuseReadOnly(writeTarget(path, scope));
 }
+
+/**
+ * Puts a file `replaceConfig` wrote back as it was: its backup renamed over it (the same bytes and mode), or, when
+ * there was no file before, the new one removed.
+ */
+export function restoreConfig(path: string, backup: string | undefined, scope: string): void {
+  const target = writeTarget(path, scope);
+  if (backup === undefined) rmSync(target, { force: true });
+  else renameSync(backup, target);
+}
