@@ -1,11 +1,10 @@
 // The live web view, composed: the page's files, sign-in sessions, the page's reads and its event stream.
 import { Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import type { AgentDirectory } from '../agents.js';
 import type { TrustProxy } from '../config.js';
 import type { ToolDispatcher } from '../board/dispatch.js';
 import type { EventBus } from '../events.js';
-import { bodyLimit as actionBodyLimit } from '../http/body-limit.js';
+import { bodyLimit } from '../http/body-limit.js';
 import { RateLimiter } from '../rate-limit.js';
 import type { BoardStore } from '../store/store.js';
 import { actionRoutes } from './action-routes.js';
@@ -94,7 +93,7 @@ export function createWebView(options: WebViewOptions): WebView {
   web.route('/view', viewRoutes(view));
   web.use('/events', signedIn);
   web.route('/events', eventRoutes(live));
-  for (const path of WEB_ACTION_PATHS) web.use(path, actionBodyLimit({ maxSize: MAX_ACTION_BODY_BYTES }), signedIn, pageActionGuard());
+  for (const path of WEB_ACTION_PATHS) web.use(path, bodyLimit({ maxSize: MAX_ACTION_BODY_BYTES }), signedIn, pageActionGuard());
   web.route('/actions', actionRoutes(options.dispatcher));
   web.route('/', staticRoutes());
   return {
