@@ -116,6 +116,16 @@ describe('the port in Host and Origin', () => {
     }
   });
 
+  it("other schemes, a user or a path on the board's own host and port are refused (issue 31, item 9)", async () => {
+    const own = `127.0.0.1:${board.port}`;
+    for (const origin of [`https://${own}`, `ws://${own}`, `wss://${own}`, `ftp://${own}`, `http://user@${own}`, `http://${own}/x`]) {
+      const refused = await signIn({ origin });
+      expect(refused.status, origin).toBe(403);
+      expect(refused.headers['set-cookie'], origin).toBeUndefined();
+    }
+    expect((await signIn({ origin: `http://${own}` })).status).toBe(200);
+  });
+
   it('a Host naming a loopback name on another port is refused; a configured name without a port admits the standard ports', async () => {
     const other = board.port === 65535 ? board.port - 1 : board.port + 1;
     expect((await raw({ method: 'POST', path: '/mcp', headers: mcpHeaders({ host: `127.0.0.1:${other}` }), body: initialize })).status).toBe(403);
