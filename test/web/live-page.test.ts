@@ -464,12 +464,12 @@ describe('the session cookie over HTTPS', () => {
     });
   }
 
-  it('is Secure on a TLS socket', async () => {
+  it('is Secure and __Host- prefixed on a TLS socket, so no page on another port can plant or shadow it (issue 31, item 9)', async () => {
     const pki = makeTestPki();
     const board = await startBoard({ agents: AGENTS, env: tlsEnv(pki) });
     try {
       expect(board.url).toMatch(/^https:/);
-      expect(await signInCookie(board, {}, readFileSync(pki.caCert))).toMatch(/^rt_session=[^;]+;.*; HttpOnly; Secure; SameSite=Strict/);
+      expect(await signInCookie(board, {}, readFileSync(pki.caCert))).toMatch(/^__Host-rt_session=[^;]+; Max-Age=\d+; Path=\/; HttpOnly; Secure; SameSite=Strict$/);
     } finally {
       await board.stop();
     }
@@ -479,7 +479,7 @@ describe('the session cookie over HTTPS', () => {
     const trusting = await startBoard({ agents: AGENTS, env: { ROUNDTABLE_TRUST_PROXY: 'true' } });
     const plain = await startBoard({ agents: AGENTS });
     try {
-      expect(await signInCookie(trusting, { 'x-forwarded-proto': 'https' })).toMatch(/; Secure;/);
+      expect(await signInCookie(trusting, { 'x-forwarded-proto': 'https' })).toMatch(/^__Host-rt_session=[^;]+;.*; Secure;/);
       expect(await signInCookie(trusting)).not.toMatch(/Secure/);
       expect(await signInCookie(plain, { 'x-forwarded-proto': 'https' })).not.toMatch(/Secure/);
       expect(await signInCookie(plain)).toMatch(/^rt_session=[^;]+;.*HttpOnly; SameSite=Strict/);
