@@ -85,6 +85,21 @@ describe('Host and Origin', () => {
     expect(status.body).not.toContain('tasks_by_status');
   });
 
+  it('a browser opening the page at a name the board was not told of gets a short HTML page naming ROUNDTABLE_ALLOWED_HOSTS, echoing nothing (issue 31, item 8)', async () => {
+    const host = 'board.behind-nginx.example';
+    const page = await raw({ path: '/', headers: { host, accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' } });
+    expect(page.status).toBe(404);
+    expect(page.headers['content-type']).toMatch(/^text\/html/);
+    expect(page.headers['content-security-policy']).toMatch(/default-src 'none'/);
+    expect(page.body).toContain('ROUNDTABLE_ALLOWED_HOSTS');
+    expect(page.body).not.toContain(host);
+    expect(page.body).not.toMatch(/<script|<style/i);
+    // Programs keep the bare JSON 404.
+    const program = await raw({ path: '/', headers: { host, accept: 'application/json' } });
+    expect(program.status).toBe(404);
+    expect(JSON.parse(program.body)).toEqual({ error: { code: 'not_found', message: 'not found' } });
+  });
+
   it('refuses a foreign Origin with 403, allows a loopback one', async () => {
     const evil = await raw({ method: 'POST', path: '/mcp', headers: mcpHeaders({ origin: 'http://evil.example' }), body: initialize });
     expect(evil.status).toBe(403);

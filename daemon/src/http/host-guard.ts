@@ -92,7 +92,12 @@ export function hostGuard(options: HostGuardOptions): MiddlewareHandler {
     const origin = c.req.header('origin');
     if (ok && origin !== undefined) ok = originAdmitted(origin, knownScheme(c, options.trustProxy ?? false), isAllowed);
     if (ok) return next();
-    if (options.refusalStatus === 404) return c.json({ error: { code: 'not_found', message: 'not found' } }, 404);
+    if (options.refusalStatus === 404) {
+      // A person who opens the board through a proxy the board was not told of gets a page that says what to set;
+      // programs keep the bare 404. Nothing of the request (its Host) is echoed.
+      if (c.req.method === 'GET' && /\btext\/html\b/i.test(c.req.header('accept') ?? '')) return wrongAddressPage(c);
+      return c.json({ error: { code: 'not_found', message: 'not found' } }, 404);
+    }
     return c.json(
       {
         error: {
@@ -104,4 +109,20 @@ export function hostGuard(options: HostGuardOptions): MiddlewareHandler {
       403,
     );
   };
+}
+
+const WRONG_ADDRESS_PAGE = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>Roundtable: address not allowed</title></head>
+<body><h1>This board does not answer at this address</h1>
+<p>The Roundtable board is running, but it answers only the host names it was told about, so that other sites cannot reach it through your browser (DNS rebinding).</p>
+<p>If it runs behind a reverse proxy such as nginx, the board&#39;s owner adds the public host name to <code>ROUNDTABLE_ALLOWED_HOSTS</code> (with its port, if not 80 or 443; several names are separated by commas) and restarts the board. See docs/DEPLOY.md.</p>
+</body></html>
+`;
+
+/** The refusal a browser gets: static text, no script, no style, nothing of the request. */
+function wrongAddressPage(c: Context): Response {
+  c.header('Content-Security-Policy', "default-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'");
+  c.header('X-Content-Type-Options', 'nosniff');
+  c.header('Cache-Control', 'no-store');
+  return c.html(WRONG_ADDRESS_PAGE, 404);
 }
