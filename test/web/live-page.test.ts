@@ -8,6 +8,7 @@ import Database from 'better-sqlite3';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, startBoard, writeAgentsFile, type AgentSpec, type TestBoard } from '../helpers/board.js';
+import { freePort } from '../helpers/net.js';
 import { makeTestPki, tlsEnv } from '../helpers/tls.js';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -418,6 +419,28 @@ describe.skipIf(!HAVE_BROWSER)(`the live web page in headless Chromium${HAVE_BRO
       .toBe(true);
     expect(await page.locator('#signin-error').textContent()).toMatch(/session ended/);
     expect(await page.locator('.card').count()).toBe(0);
+  });
+
+  it('after a restart (SQLite keeps sessions in memory) the open page says the board restarted, not that the session ended (issue 31, item 8)', async () => {
+    const port = await freePort();
+    const first = await startBoard({ agents: AGENTS, env: { ROUNDTABLE_PORT: String(port) } });
+    let second: TestBoard | undefined;
+    try {
+      const { page, errors } = await newPage();
+      await page.goto(`${first.url}/`);
+      await page.locator('#token').fill(first.tokens['viewer']!);
+      await page.locator('#signin-button').click();
+      await expect.poll(() => page.locator('#conn').getAttribute('data-state')).toBe('live');
+      await first.stop();
+      second = await startBoard({ agents: AGENTS, dir: first.dir, tokens: first.tokens, env: { ROUNDTABLE_PORT: String(port) } });
+      // The stream drops, its reconnect is refused, and the page reads its state again: 401 from a board started anew.
+      await page.locator('#signin').waitFor({ state: 'visible', timeout: 20_000 });
+      expect(await page.locator('#signin-error').textContent()).toBe('The board restarted, which signs everyone out (it keeps sessions in memory). Sign in again.');
+      expect(errors.filter((e) => !/ERR_CONNECTION_REFUSED|status of 401/.test(e))).toEqual([]);
+    } finally {
+      await second?.stop();
+      if (first.process.exitCode === null) await first.stop();
+    }
   });
 
   it('sign-in attempts are rate limited per client', async () => {

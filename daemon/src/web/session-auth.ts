@@ -55,13 +55,22 @@ export function clearSessionCookie(c: Context, secure: boolean): void {
   else deleteCookie(c, SESSION_COOKIE, { httpOnly: true, sameSite: 'Strict', path: '/', secure: false });
 }
 
+export interface SessionAuthOptions {
+  /**
+   * When this daemon started, where sessions live in its memory only (SQLite): a restart ends them all. The 401
+   * carries it, so a page that saw another start time can say that the board restarted (issue 31, item 8).
+   */
+  readonly startedAt?: string | undefined;
+}
+
 /** 401 without a live session: nothing of the board is read before this passes. */
-export function sessionAuth(sessions: SessionStore): MiddlewareHandler<{ Variables: SessionVariables }> {
+export function sessionAuth(sessions: SessionStore, options: SessionAuthOptions = {}): MiddlewareHandler<{ Variables: SessionVariables }> {
   return async function sessionAuth(c, next) {
     const live = await liveSessionOf(c, sessions);
     if (!live) {
       c.header('Cache-Control', 'no-store');
-      return c.json({ error: { code: 'unauthorized', message: 'sign in on the board page first: your session is missing, expired or ended' } }, 401);
+      const message = 'sign in on the board page first: your session is missing, expired or ended';
+      return c.json({ error: { code: 'unauthorized', message, ...(options.startedAt !== undefined && { board_started_at: options.startedAt }) } }, 401);
     }
     c.set('agent', live.agent);
     c.set('sessionId', live.id);
