@@ -3,6 +3,7 @@
 import { planChips } from './board-view.js';
 import { avatar, byId, h, ids, statusLabel, timeEl, type Child } from './dom.js';
 import { request } from './net.js';
+import { sessionEndedMessage } from './session-end.js';
 import { emptyOlder, hooks, view, type OlderPages } from './state.js';
 import { cancelForm, editButton, releaseForm, replyForm, reviewForm } from './task-actions.js';
 import type { Activity, Message, Task, TaskDetail } from './types.js';
@@ -64,7 +65,7 @@ export async function loadDetail(): Promise<void> {
     return;
   }
   if (view.openTaskId !== id) return;
-  if (answer.status === 401) return hooks.signedOut('Your session ended. Sign in again.');
+  if (answer.status === 401) return hooks.signedOut(sessionEndedMessage(answer.body));
   if (answer.status === 404) {
     byId('detail-body').replaceChildren(h('p', { class: 'detail-missing' }, 'This task does not exist.'));
     return;

@@ -2,6 +2,7 @@
 // beside the form, and a retry after a network failure sent with the same Idempotency-Key.
 import { byId } from './dom.js';
 import { act, freshKey, type BoardErrorBody } from './net.js';
+import { sessionEndedMessage } from './session-end.js';
 import { hooks } from './state.js';
 
 /** The key of a form's action still unanswered: kept across a network failure, dropped once the board answers. */
@@ -47,7 +48,7 @@ export async function perform<T>(options: PerformOptions<T>): Promise<T | undefi
       return answer.body;
     }
     if (answer.status === 401) {
-      hooks.signedOut('Your session ended. Sign in again.');
+      hooks.signedOut(sessionEndedMessage(answer.body));
       return undefined;
     }
     const body = answer.body as BoardErrorBody | null;

@@ -8,6 +8,7 @@ import { connect, disconnect, reconnectNow, resetReconnects, setConnection, useS
 import { renderMembers } from './members-view.js';
 import { request, setCsrfToken } from './net.js';
 import { renderRoom, updateRoomForm, watchRoomForm } from './room-view.js';
+import { sessionEndedMessage } from './session-end.js';
 import { showSignInForm, watchSignIn } from './signin.js';
 import { hooks, view } from './state.js';
 import { openTaskForm, setUpTaskForm } from './task-form.js';
@@ -50,7 +51,7 @@ async function loadState(options: { initial?: boolean; boot?: boolean } = {}): P
   try {
     const answer = await request<BoardState>('GET', '/view/state');
     if (answer.status === 401) {
-      signedOut(view.signedIn ? 'Your session ended. Sign in again.' : '');
+      signedOut(view.signedIn ? sessionEndedMessage(answer.body) : '');
       return;
     }
     if (answer.status !== 200 || !answer.body) throw new Error(`state: ${answer.status}`);

@@ -6,7 +6,7 @@ export interface Answer<T = unknown> {
 }
 
 export interface BoardErrorBody {
-  readonly error?: { readonly code: string; readonly message: string; readonly retry_after_s?: number };
+  readonly error?: { readonly code: string; readonly message: string; readonly retry_after_s?: number; readonly board_started_at?: string };
 }
 
 export async function request<T = unknown>(method: 'GET' | 'POST', path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer<T>> {

@@ -58,6 +58,14 @@ export function watchRoomForm(): void {
   const form = byId<HTMLFormElement>('room-form');
   const text = byId<HTMLTextAreaElement>('room-text');
   text.maxLength = LIMITS.message;
+  // As in chat apps: Enter sends, Shift+Enter adds a line. Not while an input method is composing a word (its Enter
+  // picks the word), and not with another modifier held.
+  text.addEventListener('keydown', (event) => {
+    if (event.key !== 'Enter' || event.shiftKey || event.isComposing || event.altKey || event.ctrlKey || event.metaKey) return;
+    event.preventDefault();
+    // requestSubmit, not submit: the form's checks (a message is required) run, and its submit handler posts.
+    form.requestSubmit();
+  });
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
     const to = byId<HTMLSelectElement>('room-to').value;

@@ -24,6 +24,8 @@ export interface BoardState {
   readonly untrusted_content_warning: string;
   /** Sent back with every page action (daemon/src/web/csrf.ts). */
   readonly csrf_token: string;
+  /** When the daemon started, where its sessions end with it (SQLite); a 401 naming another start means it restarted. */
+  readonly board_started_at?: string;
 }
 
 export type TaskDetail = ToolOutput<typeof getTask> & {

@@ -95,3 +95,8 @@ export function asBoardError(error: unknown): BoardError {
 
 /** A change cursor older than the event log keeps (wait_for_activity since): what came after it is gone. */
 export class CursorExpired extends Conflict {}
+/**
+ * A change cursor past the newest row of the event log: this board gave it, so the board was restored from an older
+ * copy and the changes it names are not here. A conflict too, so a client that starts over on `conflict` still does.
+ */
+export class CursorAhead extends Conflict {}

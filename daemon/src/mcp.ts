@@ -27,6 +27,7 @@ import type { Agent } from './agents.js';
 import type { ToolDispatcher } from './board/dispatch.js';
 import { asBoardError } from './errors.js';
 import type { AuthVariables } from './http/auth.js';
+import { JSON_TOO_DEEP, nestedDeeperThan } from './http/json-depth.js';
 import { log } from './log.js';
 import { MODERN_REVISIONS, modernResultFields, plainCallAnswer, plainRequest, plainResultAnswer, type PlainRequest } from './mcp-plain-call.js';
 import { VERSION } from './version.js';
@@ -176,6 +177,12 @@ export function mcpRoutes(dispatcher: ToolDispatcher, options: McpRoutesOptions)
     }
     // Batches were removed from the transport in 2025-06-18; one message per request.
     if (Array.isArray(body)) return c.json(jsonRpcError(-32600, 'Invalid Request: JSON-RPC batches are not supported; send one message per request'), 400);
+    // Before anything walks it: the SDK's schemas and the envelope's serialisation recurse (a 5,000-deep
+    // clientCapabilities overflowed the stack: HTTP 500). The id is read off the top level only.
+    if (nestedDeeperThan(body)) {
+      const id = (body as { id?: unknown } | null)?.id;
+      return c.json(jsonRpcError(-32602, `Invalid params: ${JSON_TOO_DEEP}`, typeof id === 'string' || typeof id === 'number' ? id : null));
+    }
     const plain = plainRequest(body, (name) => c.req.header(name), (message) => classify(c, message));
     if (plain) return c.body(await answerPlain(plain, c), 200, { 'content-type': 'application/json' });
     const route = classify(c, body);

@@ -40,6 +40,11 @@ export const LIMITS = {
   /** get_task: messages and history rows per page, default and most. */
   taskItemsDefault: 20,
   taskItemsMax: 100,
+  /**
+   * How deeply a request's JSON may nest, the whole message counted (`{}` is 1 level): deeper bodies are refused
+   * before anything walks them, so no recursive reader, ours or a library's, can overflow its stack (issue 31).
+   */
+  jsonDepth: 64,
   /** The largest id of any row (task, claim, message): PostgreSQL keeps ids as INTEGER, so both stores take 1 to 2^31-1. */
   maxId: 2_147_483_647,
 } as const;

@@ -248,11 +248,11 @@ it('malformed bodies on both faces: no internal failure and no change', async ()
   );
 });
 
-it('over-limit bodies on both faces are refused (invalid_input; a JSON-RPC error on /mcp) and change nothing', async () => {
+it('over-limit bodies on both faces are refused (413, invalid_input; a JSON-RPC error on /mcp) and change nothing', async () => {
   const before = db.snapshot();
   const huge = JSON.stringify({ title: 'x'.repeat(1024 * 1024) });
   const viaApi = await api(board, 'lead', 'create_task', JSON.parse(huge));
-  expect(viaApi.status).toBe(400);
+  expect(viaApi.status).toBe(413);
   expect(viaApi.body.error?.code).toBe('invalid_input');
   const viaMcp = await mcpRaw(board, 'lead', { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'create_task', arguments: JSON.parse(huge) } });
   // /mcp answers in JSON-RPC: 413, and the request's id unknown since its body was not read.

@@ -273,7 +273,7 @@ describe('a body over 1 MB on /mcp (item 9; before any store is read)', () => {
     expect(mcp.headers.get('content-type')).toMatch(/^application\/json/);
     expect(await mcp.json()).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'the request body is too large; the limit is 1 MB' } });
     const json = await answered('/api/v1/tools/whoami');
-    expect(json.status).toBe(400);
+    expect(json.status).toBe(413);
     expect(await json.json()).toEqual({ error: { code: 'invalid_input', message: 'the request body is too large; the limit is 1 MB' } });
   });
 });

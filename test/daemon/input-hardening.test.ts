@@ -223,7 +223,7 @@ describe('an over-limit body', () => {
     try {
       const size = chunks === 1 ? 1100 * 1024 : 400 * 1024;
       const refused = await send(agent, JSON.stringify({ x: 'a'.repeat(size) }), chunks);
-      expect(refused.status).toBe(400);
+      expect(refused.status).toBe(413);
       expect(JSON.parse(refused.text).error.code).toBe('invalid_input');
       expect(refused.connection).toBe('close');
       const next = await send(agent, '{}');

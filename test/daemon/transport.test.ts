@@ -85,6 +85,21 @@ describe('Host and Origin', () => {
     expect(status.body).not.toContain('tasks_by_status');
   });
 
+  it('a browser opening the page at a name the board was not told of gets a short HTML page naming ROUNDTABLE_ALLOWED_HOSTS, echoing nothing (issue 31, item 8)', async () => {
+    const host = 'board.behind-nginx.example';
+    const page = await raw({ path: '/', headers: { host, accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' } });
+    expect(page.status).toBe(404);
+    expect(page.headers['content-type']).toMatch(/^text\/html/);
+    expect(page.headers['content-security-policy']).toMatch(/default-src 'none'/);
+    expect(page.body).toContain('ROUNDTABLE_ALLOWED_HOSTS');
+    expect(page.body).not.toContain(host);
+    expect(page.body).not.toMatch(/<script|<style/i);
+    // Programs keep the bare JSON 404.
+    const program = await raw({ path: '/', headers: { host, accept: 'application/json' } });
+    expect(program.status).toBe(404);
+    expect(JSON.parse(program.body)).toEqual({ error: { code: 'not_found', message: 'not found' } });
+  });
+
   it('refuses a foreign Origin with 403, allows a loopback one', async () => {
     const evil = await raw({ method: 'POST', path: '/mcp', headers: mcpHeaders({ origin: 'http://evil.example' }), body: initialize });
     expect(evil.status).toBe(403);
@@ -114,6 +129,16 @@ describe('the port in Host and Origin', () => {
       expect(admitted.status, origin).toBe(200);
       expect(String(admitted.headers['set-cookie'])).toMatch(/^rt_session=/);
     }
+  });
+
+  it("other schemes, a user or a path on the board's own host and port are refused (issue 31, item 9)", async () => {
+    const own = `127.0.0.1:${board.port}`;
+    for (const origin of [`https://${own}`, `ws://${own}`, `wss://${own}`, `ftp://${own}`, `http://user@${own}`, `http://${own}/x`]) {
+      const refused = await signIn({ origin });
+      expect(refused.status, origin).toBe(403);
+      expect(refused.headers['set-cookie'], origin).toBeUndefined();
+    }
+    expect((await signIn({ origin: `http://${own}` })).status).toBe(200);
   });
 
   it('a Host naming a loopback name on another port is refused; a configured name without a port admits the standard ports', async () => {

@@ -239,7 +239,7 @@ describe.runIf(RUN)('behind the shipped nginx config', () => {
       https({ port: httpsPort, ca, path: '/session', method: 'POST', headers: { origin, 'content-type': 'application/json' }, body: JSON.stringify({ token: board.tokens['w1'] }) });
     const admitted = await signIn(`https://${HOST}`);
     expect(admitted.status, admitted.text).toBe(200);
-    expect(String(admitted.headers['set-cookie'])).toMatch(/^rt_session=/);
+    expect(String(admitted.headers['set-cookie'])).toMatch(/^__Host-rt_session=/);
     const otherPort = await signIn(`https://${HOST}:8443`);
     expect(otherPort.status, otherPort.text).toBe(403);
     expect(otherPort.headers['set-cookie']).toBeUndefined();
@@ -252,7 +252,7 @@ describe.runIf(RUN)('behind the shipped nginx config', () => {
     expect(signedIn.status, signedIn.text).toBe(200);
     // Secure: nginx says the client came over HTTPS.
     expect(String(signedIn.headers['set-cookie'])).toMatch(/; Secure;/);
-    const cookie = `rt_session=${/rt_session=([^;]+)/.exec(String(signedIn.headers['set-cookie']))![1]}`;
+    const cookie = `__Host-rt_session=${/__Host-rt_session=([^;]+)/.exec(String(signedIn.headers['set-cookie']))![1]}`;
     const state = JSON.parse((await https({ port: httpsPort, ca, path: '/view/state', headers: { cookie } })).text) as { csrf_token: string; me: { acts: boolean } };
     expect(state.me.acts).toBe(true);
     const act = (from: string, title: string) =>

@@ -95,6 +95,58 @@ describeEachStore((kind) => {
       });
     });
 
+    it('a cursor ahead of the log (the board restored from an older copy) is refused as such, and the page stream resyncs (issue 31, item 9)', async () => {
+      const board = await startBoard({ store });
+      let restarted: TestBoard | undefined;
+      try {
+        await create(board, 'kept');
+        const kept = (await api(board, 'w3', 'wait_for_activity', { timeout_s: 0 })).body.cursor as string;
+        for (const title of ['lost 1', 'lost 2']) await create(board, title);
+        const ahead = (await api(board, 'w3', 'wait_for_activity', { timeout_s: 0 })).body.cursor as string;
+        await board.stop();
+        // The older copy: the log as it was when the first cursor was given.
+        const db = openBoardDb(board);
+        try {
+          const [last] = await db.rows<{ id: number }>("SELECT max(id) AS id FROM event_log WHERE kind = 'task'");
+          await db.exec(`DELETE FROM event_log WHERE id > ${Number(last!.id) - 2}`);
+        } finally {
+          await db.close();
+        }
+        restarted = await startBoard({ store, dir: board.dir, tokens: board.tokens, databaseUrl: board.databaseUrl });
+        const refused = await api(restarted, 'w3', 'wait_for_activity', { timeout_s: 0, since: ahead });
+        expect(refused.status).toBe(409);
+        expect(refused.body.error).toEqual({
+          code: 'conflict',
+          message: 'since: this cursor is ahead of the event log: the board was restored from an older copy, so the changes it names are not on this board; leave since out to read the board as it stands, and use the cursor that answer gives',
+        });
+        // A cursor the older copy did give still works.
+        expect((await api(restarted, 'w3', 'wait_for_activity', { timeout_s: 0, since: kept })).status).toBe(200);
+
+        // The page's stream resumed from the same position is told to read the board again.
+        const signIn = await fetch(`${restarted.url}/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: restarted.tokens['lead'] }) });
+        const cookie = /rt_session=[^;]+/.exec(signIn.headers.get('set-cookie') ?? '')![0];
+        const stop = new AbortController();
+        const stream = await fetch(`${restarted.url}/events`, { headers: { cookie, 'last-event-id': ahead }, signal: stop.signal });
+        expect(stream.status).toBe(200);
+        const reader = stream.body!.getReader();
+        let text = '';
+        const deadline = Date.now() + 3_000;
+        try {
+          while (!/event: resync/.test(text) && Date.now() < deadline) {
+            const next = await Promise.race([reader.read(), new Promise<undefined>((r) => setTimeout(() => r(undefined), Math.max(1, deadline - Date.now())))]);
+            if (!next || next.done) break;
+            text += new TextDecoder().decode(next.value);
+          }
+        } finally {
+          stop.abort();
+        }
+        expect(text).toMatch(/event: ready\ndata: \{\}\n\nevent: resync\n/);
+      } finally {
+        await restarted?.stop();
+        if (board.process.exitCode === null) await board.stop();
+      }
+    });
+
     it('writes one event row per change, with ids and states but never board text', async () => {
       await withBoard(async (board) => {
         const task = (await create(board, 'SECRET-TITLE-TEXT')).body.task;

@@ -1,7 +1,7 @@
 // The error family's mapping to wire codes and HTTP statuses, pinned as a table.
 import { expect, it } from 'vitest';
 import { ERROR_CODES, ERROR_STATUS } from 'roundtable-shared';
-import { asBoardError, Conflict, CursorExpired, Forbidden, Internal, InvalidInput, NotFound, RateLimited, Unauthorized, Unavailable } from '../../daemon/src/errors.js';
+import { asBoardError, Conflict, CursorAhead, CursorExpired, Forbidden, Internal, InvalidInput, NotFound, RateLimited, Unauthorized, Unavailable } from '../../daemon/src/errors.js';
 
 it.each([
   [new Unauthorized('x'), 'unauthorized', 401],
@@ -9,6 +9,7 @@ it.each([
   [new NotFound('x'), 'not_found', 404],
   [new Conflict('x'), 'conflict', 409],
   [new CursorExpired('x'), 'conflict', 409],
+  [new CursorAhead('x'), 'conflict', 409],
   [new InvalidInput('x'), 'invalid_input', 400],
   [new RateLimited(3), 'rate_limited', 429],
   [new Internal(), 'internal', 500],

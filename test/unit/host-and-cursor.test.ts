@@ -1,9 +1,9 @@
 // Small pure pieces: Host header parsing and list cursors.
-import { expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { decodeCursor, decodeItemCursor, decodePosition, encodeCursor, encodeItemCursor } from '../../daemon/src/board/cursor.js';
 import { InvalidInput } from '../../daemon/src/errors.js';
 import { parseAllowedHost } from '../../daemon/src/config.js';
-import { admits, hostAndPortOf, hostnameOf } from '../../daemon/src/http/host-guard.js';
+import { admits, hostAndPortOf, hostnameOf, originAdmitted } from '../../daemon/src/http/host-guard.js';
 
 it.each([
   ['localhost:8000', 'localhost'],
@@ -49,6 +49,49 @@ it('a loopback name admits only the daemon\'s own port; a configured name withou
   expect(admits(pinned, 'board.example.com', 8443, 8000)).toBe(true);
   expect(admits(pinned, 'board.example.com', 443, 8000)).toBe(false);
   expect(admits(pinned, 'board.example.com', 8000, 8000)).toBe(false);
+});
+
+describe('the Origin check compares scheme, host and port exactly (issue 31, item 9)', () => {
+  const OWN = 8000;
+  const entries = [{ name: '127.0.0.1', port: undefined }, { name: 'localhost', port: undefined }, { name: 'board.example.com', port: undefined }];
+  const isAllowed = (name: string, port: number) => entries.some((entry) => admits(entry, name, port, OWN));
+  it.each([
+    // [origin, the scheme the request came over (undefined: a plain socket no trusted proxy speaks for), admitted]
+    ['http://127.0.0.1:8000', undefined, true],
+    ['http://localhost:8000', 'http:', true],
+    ['HTTP://LOCALHOST:8000', undefined, true],
+    ['https://127.0.0.1:8000', undefined, false],
+    ['https://localhost:8000', 'http:', false],
+    ['ws://127.0.0.1:8000', undefined, false],
+    ['wss://127.0.0.1:8000', 'https:', false],
+    ['ftp://127.0.0.1:8000', undefined, false],
+    ['file://127.0.0.1:8000', undefined, false],
+    ['http://user@127.0.0.1:8000', undefined, false],
+    ['http://user:pw@127.0.0.1:8000', undefined, false],
+    ['http://127.0.0.1:8000/', undefined, false],
+    ['http://127.0.0.1:8000/path', undefined, false],
+    ['http://127.0.0.1:8000?q', undefined, false],
+    ['http://127.0.0.1:8000#f', undefined, false],
+    ['null', undefined, false],
+    ['', undefined, false],
+    ['http://127.0.0.1:8001', undefined, false],
+    ['http://evil.example', undefined, false],
+    // Behind a proxy: a configured name, on the standard ports; the scheme exactly when the board knows it.
+    ['https://board.example.com', undefined, true],
+    ['http://board.example.com', undefined, true],
+    ['https://board.example.com', 'https:', true],
+    ['http://board.example.com', 'https:', false],
+    ['https://board.example.com', 'http:', false],
+    ['https://board.example.com:443', 'https:', false],
+    ['ws://board.example.com', undefined, false],
+    ['https://board.example.com:8443', 'https:', false],
+    ['https://user@board.example.com', 'https:', false],
+    // On a TLS socket, the board's own port: https only.
+    ['https://127.0.0.1:8000', 'https:', true],
+    ['http://127.0.0.1:8000', 'https:', false],
+  ] as const)('%s (request over %s): %s', (origin, scheme, admitted) => {
+    expect(originAdmitted(origin, scheme, isAllowed)).toBe(admitted);
+  });
 });
 
 it('cursors round-trip and forged ones are refused', () => {

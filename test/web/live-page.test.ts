@@ -8,6 +8,7 @@ import Database from 'better-sqlite3';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, startBoard, writeAgentsFile, type AgentSpec, type TestBoard } from '../helpers/board.js';
+import { freePort } from '../helpers/net.js';
 import { makeTestPki, tlsEnv } from '../helpers/tls.js';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -420,6 +421,28 @@ describe.skipIf(!HAVE_BROWSER)(`the live web page in headless Chromium${HAVE_BRO
     expect(await page.locator('.card').count()).toBe(0);
   });
 
+  it('after a restart (SQLite keeps sessions in memory) the open page says the board restarted, not that the session ended (issue 31, item 8)', async () => {
+    const port = await freePort();
+    const first = await startBoard({ agents: AGENTS, env: { ROUNDTABLE_PORT: String(port) } });
+    let second: TestBoard | undefined;
+    try {
+      const { page, errors } = await newPage();
+      await page.goto(`${first.url}/`);
+      await page.locator('#token').fill(first.tokens['viewer']!);
+      await page.locator('#signin-button').click();
+      await expect.poll(() => page.locator('#conn').getAttribute('data-state')).toBe('live');
+      await first.stop();
+      second = await startBoard({ agents: AGENTS, dir: first.dir, tokens: first.tokens, env: { ROUNDTABLE_PORT: String(port) } });
+      // The stream drops, its reconnect is refused, and the page reads its state again: 401 from a board started anew.
+      await page.locator('#signin').waitFor({ state: 'visible', timeout: 20_000 });
+      expect(await page.locator('#signin-error').textContent()).toBe('The board restarted, which signs everyone out (it keeps sessions in memory). Sign in again.');
+      expect(errors.filter((e) => !/ERR_CONNECTION_REFUSED|status of 401/.test(e))).toEqual([]);
+    } finally {
+      await second?.stop();
+      if (first.process.exitCode === null) await first.stop();
+    }
+  });
+
   it('sign-in attempts are rate limited per client', async () => {
     let limited: Response | undefined;
     for (let i = 0; i < 12 && !limited; i++) {
@@ -464,12 +487,12 @@ describe('the session cookie over HTTPS', () => {
     });
   }
 
-  it('is Secure on a TLS socket', async () => {
+  it('is Secure and __Host- prefixed on a TLS socket, so no page on another port can plant or shadow it (issue 31, item 9)', async () => {
     const pki = makeTestPki();
     const board = await startBoard({ agents: AGENTS, env: tlsEnv(pki) });
     try {
       expect(board.url).toMatch(/^https:/);
-      expect(await signInCookie(board, {}, readFileSync(pki.caCert))).toMatch(/^rt_session=[^;]+;.*; HttpOnly; Secure; SameSite=Strict/);
+      expect(await signInCookie(board, {}, readFileSync(pki.caCert))).toMatch(/^__Host-rt_session=[^;]+; Max-Age=\d+; Path=\/; HttpOnly; Secure; SameSite=Strict$/);
     } finally {
       await board.stop();
     }
@@ -479,7 +502,7 @@ describe('the session cookie over HTTPS', () => {
     const trusting = await startBoard({ agents: AGENTS, env: { ROUNDTABLE_TRUST_PROXY: 'true' } });
     const plain = await startBoard({ agents: AGENTS });
     try {
-      expect(await signInCookie(trusting, { 'x-forwarded-proto': 'https' })).toMatch(/; Secure;/);
+      expect(await signInCookie(trusting, { 'x-forwarded-proto': 'https' })).toMatch(/^__Host-rt_session=[^;]+;.*; Secure;/);
       expect(await signInCookie(trusting)).not.toMatch(/Secure/);
       expect(await signInCookie(plain, { 'x-forwarded-proto': 'https' })).not.toMatch(/Secure/);
       expect(await signInCookie(plain)).toMatch(/^rt_session=[^;]+;.*HttpOnly; SameSite=Strict/);

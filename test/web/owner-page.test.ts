@@ -237,6 +237,27 @@ describe.skipIf(!HAVE_BROWSER)(`the owner at the live page in headless Chromium$
     expect(await ownerPage.locator('#untrusted-note').textContent()).not.toContain('--role owner');
   });
 
+  it("the room's message box: Enter sends, Shift+Enter adds a line (issue 31, item 8)", async () => {
+    const { page, errors } = await newPage();
+    await signIn(page, 'alice');
+    const box = page.getByRole('form', { name: 'Post to the room' }).getByLabel('Message');
+    await box.click();
+    await page.keyboard.type('first line');
+    await page.keyboard.press('Shift+Enter');
+    await page.keyboard.type('second line');
+    // Shift+Enter sent nothing: the text is still in the box, on two lines.
+    expect(await box.inputValue()).toBe('first line\nsecond line');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.locator('#action-status').textContent()).toMatch(/^Message \d+ sent to everyone\.$/);
+    expect(await box.inputValue()).toBe('');
+    const log = (await api(board, 'lead', 'read_log', {})).body.messages as Array<{ from: string; text: string }>;
+    expect(log.filter((m) => m.from === 'alice').at(-1)?.text).toBe('first line\nsecond line');
+    // Enter in an empty box posts nothing (the form's own check refuses it).
+    await page.keyboard.press('Enter');
+    expect((await api(board, 'lead', 'read_log', {})).body.messages.filter((m: { from: string }) => m.from === 'alice')).toHaveLength(log.filter((m) => m.from === 'alice').length);
+    expect(errors).toEqual([]);
+  });
+
   it("an observer's page shows no controls, and its session's POSTs are refused", async () => {
     const id = (await api(board, 'lead', 'create_task', { title: 'watched, not touched' })).body.task.id as number;
     await api(board, 'w1', 'claim_task', { task_id: id });

@@ -69,6 +69,25 @@ describeEachStore((store) => {
     expect(await auditRows(`task_id = ${id} AND outcome = 'conflict'`)).toEqual([{ agent: 'alice', tool: 'review_task', task_id: id, outcome: 'conflict', face: 'web' }]);
   });
 
+  it("a junk rt_session planted by another port (sent first, as for Path=/actions) does not sign the owner out of acting (issue 31, item 9)", async () => {
+    // 43 characters of the id's alphabet, as a real id is: the planted cookie is looked up and found to be no session.
+    const junk = 'J'.repeat(43);
+    for (const cookie of [`rt_session=${junk}; rt_session=${owner.cookie}`, `rt_session=nonsense; __Host-rt_session=${junk}; rt_session=${owner.cookie}`]) {
+      const acted = await pageAction(board, owner, 'create_task', { title: 'acted past a planted cookie' }, { headers: { cookie } });
+      expect(acted.status, JSON.stringify(acted.body)).toBe(200);
+      const state = await fetch(`${board.url}/view/state`, { headers: { cookie } });
+      expect(state.status).toBe(200);
+    }
+    // Junk alone is no session.
+    expect((await pageAction(board, owner, 'create_task', { title: 'refused' }, { headers: { cookie: `rt_session=${junk}` } })).status).toBe(401);
+    // Signing out with the junk first ends the owner's live session, not the junk.
+    const other = await signInPage(board, 'alice');
+    const out = await fetch(`${board.url}/session/logout`, { method: 'POST', headers: { origin: board.url, cookie: `rt_session=${junk}; rt_session=${other.cookie}` } });
+    expect(out.status).toBe(200);
+    expect((await fetch(`${board.url}/view/state`, { headers: { cookie: `rt_session=${other.cookie}` } })).status).toBe(401);
+    expect((await fetch(`${board.url}/view/state`, { headers: { cookie: `rt_session=${owner.cookie}` } })).status).toBe(200);
+  });
+
   it('a retried action with the same Idempotency-Key is applied once', async () => {
     const headers = { 'idempotency-key': `web-test-${Date.now()}` };
     const first = await pageAction(board, owner, 'create_task', { title: 'once only' }, { headers });

@@ -126,3 +126,20 @@ describe('forwarded headers are believed only from the configured proxy', () => 
     expect(run.stderr).toContain('ROUNDTABLE_TRUST_PROXY="nginx.internal": true (a proxy on this host), false, or the reverse proxy\'s own IP addresses');
   });
 });
+
+// The sign-in body limit is per daemon and reads no store: one store is enough.
+describe('a sign-in body over its limit (issue 31, item 9)', () => {
+  it.each([
+    ['with Content-Length', false],
+    ['chunked', true],
+  ])('%s: 9 KB is refused with 413, naming the sign-in limit of 8 KB (not the API\'s 1 MB)', async (_label, chunked) => {
+    const board = await startBoard({ agents: AGENTS, env: { ROUNDTABLE_ALLOWED_HOSTS: HOST } });
+    boards.push(board);
+    const body = JSON.stringify({ token: 'a'.repeat(9 * 1024) });
+    const framing: Record<string, string> = chunked ? { 'transfer-encoding': 'chunked' } : { 'content-length': String(Buffer.byteLength(body)) };
+    const answer = await send(board, { method: 'POST', path: '/session', headers: framing, body });
+    expect(answer.status).toBe(413);
+    expect(answer.headers['connection']).toBe('close');
+    expect(JSON.parse(answer.body)).toEqual({ error: { code: 'invalid_input', message: 'the request body is too large; the limit is 8 KB' } });
+  });
+});

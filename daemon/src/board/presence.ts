@@ -2,9 +2,9 @@
 import { LIMITS, WAIT_CATEGORIES, type PresenceState, type ToolInput, type ToolOutput, type WaitCategory, type members, type waitForActivity } from 'roundtable-shared';
 import type { Agent } from '../agents.js';
 import { setTimeout as delay } from 'node:timers/promises';
-import { CursorExpired, RateLimited, Unauthorized } from '../errors.js';
+import { CursorAhead, CursorExpired, RateLimited, Unauthorized } from '../errors.js';
 import type { BoardEvent, LoggedEvent } from '../events.js';
-import type { LogPosition } from '../store/event-log.js';
+import { comparePositions, type LogPosition } from '../store/event-log.js';
 import { decodeChangeCursor, encodeChangeCursor } from './change-cursor.js';
 import type { PendingCounts, PendingQuery } from '../store/store.js';
 import { callerOf, warning, type BoardDeps, type CallContext } from './context.js';
@@ -192,6 +192,12 @@ export class Presence {
     for (let pages = 0; pages < SCAN_PAGES; pages++) {
       const page = await this.deps.store.readEvents(end, SCAN_PAGE_ROWS);
       if (page.expired) {
+        // The log also counts a position past its newest row as expired; that one is not old but from a newer copy.
+        if (comparePositions(end, await this.deps.store.eventLogHead()) > 0) {
+          throw new CursorAhead(
+            'since: this cursor is ahead of the event log: the board was restored from an older copy, so the changes it names are not on this board; leave since out to read the board as it stands, and use the cursor that answer gives',
+          );
+        }
         throw new CursorExpired(
           'since: this cursor is older than the event log keeps (ROUNDTABLE_EVENT_LOG_MAX_ROWS, ROUNDTABLE_EVENT_LOG_MAX_AGE; docs/SPEC.md), so what came after it is gone; leave since out to read the board as it stands, and use the cursor that answer gives',
         );

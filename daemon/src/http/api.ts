@@ -7,6 +7,7 @@ import { acquireInstance } from '../board/instances.js';
 import type { Leases } from '../board/leases.js';
 import type { BoardStore } from '../store/store.js';
 import type { AuthVariables } from './auth.js';
+import { JSON_TOO_DEEP, nestedDeeperThan } from './json-depth.js';
 
 export function apiRoutes(dispatcher: ToolDispatcher, store: BoardStore, leases: Leases): Hono<{ Variables: AuthVariables }> {
   const api = new Hono<{ Variables: AuthVariables }>();
@@ -20,6 +21,7 @@ export function apiRoutes(dispatcher: ToolDispatcher, store: BoardStore, leases:
       } catch {
         throw new InvalidInput('the request body is not valid JSON; send the tool arguments as a JSON object');
       }
+      if (nestedDeeperThan(args)) throw new InvalidInput(JSON_TOO_DEEP);
     }
     const idempotencyKey = c.req.header('idempotency-key');
     const options = {

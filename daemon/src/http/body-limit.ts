@@ -1,8 +1,10 @@
 // The request body limit, without building a web Request for a body whose size the client declared, and its refusal
 // in the protocol of the route: the board's error body on the JSON API, a JSON-RPC error on /mcp.
+import type { Socket } from 'node:net';
 import type { Context, MiddlewareHandler } from 'hono';
 import { bodyLimit as streamingBodyLimit } from 'hono/body-limit';
 import { InvalidInput } from '../errors.js';
+import { lingerOnClose } from './lingering-close.js';
 
 /** JSON-RPC 2.0 "Invalid Request": the body was never read, so the request's id is unknown and answered as null. */
 const JSON_RPC_INVALID_REQUEST = -32600;
@@ -31,14 +33,23 @@ export function bodyLimit(options: BodyLimitOptions): MiddlewareHandler {
   };
 }
 
+/** A limit as people write it: "8 KB", "1 MB". */
+export function sizeInWords(bytes: number): string {
+  if (bytes >= 1024 * 1024 && bytes % (1024 * 1024) === 0) return `${bytes / (1024 * 1024)} MB`;
+  if (bytes >= 1024 && bytes % 1024 === 0) return `${bytes / 1024} KB`;
+  return `${bytes} bytes`;
+}
+
 function tooLarge(c: Context, options: BodyLimitOptions): Response {
-  const refusal = new InvalidInput(`the request body is too large; the limit is ${Math.round(options.maxSize / (1024 * 1024))} MB`);
-  // The rest of the body is still unread and the server drops the socket after answering: say so, so that a
-  // keep-alive client opens a new connection for its next request instead of failing on this one.
+  const refusal = new InvalidInput(`the request body is too large; the limit is ${sizeInWords(options.maxSize)}`);
+  // The rest of the body is still unread and the connection closes after this answer: say so, so that a keep-alive
+  // client opens a new connection for its next request, and let the answer reach the client before the close.
   c.header('Connection', 'close');
+  const socket = (c.env as { incoming?: { socket?: Socket } } | undefined)?.incoming?.socket;
+  if (socket) lingerOnClose(socket);
+  // 413 as HTTP says on both faces; the JSON-RPC code, or the board's error code, is what a client reads.
   if (options.answer === 'json-rpc') {
-    // 413 as HTTP says; the JSON-RPC code is what an MCP client reads.
     return c.json({ jsonrpc: '2.0', id: null, error: { code: JSON_RPC_INVALID_REQUEST, message: refusal.message } }, 413);
   }
-  return c.json(refusal.toBody(), 400);
+  return c.json(refusal.toBody(), 413);
 }

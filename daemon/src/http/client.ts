@@ -42,3 +42,15 @@ export function cameOverHttps(c: Context, trustProxy: TrustProxy): boolean {
   if (!fromProxy(c, trustProxy)) return false;
   return c.req.header('x-forwarded-proto')?.split(',')[0]?.trim().toLowerCase() === 'https';
 }
+
+/**
+ * The scheme the browser spoke, where it is known: https on a TLS socket, or what the trusted proxy says in
+ * X-Forwarded-Proto; undefined on a plain socket that no trusted proxy speaks for (a TLS proxy may stand in front).
+ */
+export function knownScheme(c: Context, trustProxy: TrustProxy): 'http:' | 'https:' | undefined {
+  const incoming = (c.env as { incoming?: { socket?: Partial<TLSSocket> } } | undefined)?.incoming;
+  if (incoming?.socket?.encrypted === true) return 'https:';
+  if (!fromProxy(c, trustProxy)) return undefined;
+  const said = c.req.header('x-forwarded-proto')?.split(',')[0]?.trim().toLowerCase();
+  return said === 'https' ? 'https:' : said === 'http' ? 'http:' : undefined;
+}

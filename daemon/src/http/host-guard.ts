@@ -2,7 +2,7 @@
 import type { Socket } from 'node:net';
 import type { Context, MiddlewareHandler } from 'hono';
 import { LOOPBACK_HOSTS, type AllowedHost, type TrustProxy } from '../config.js';
-import { viaTrustedProxy } from './client.js';
+import { knownScheme, viaTrustedProxy } from './client.js';
 
 export interface HostGuardOptions {
   readonly allowedHosts: readonly AllowedHost[];
@@ -45,6 +45,30 @@ export function admits(entry: AllowedHost, name: string, port: number, ownPort: 
   return port === ownPort || STANDARD_PORTS.includes(port);
 }
 
+/**
+ * Whether an Origin header names this board (issue 31: `https://`, `ws://`, `ftp://` and `http://user@` forms of the
+ * board's own host and port passed). Only an origin as browsers write it passes: http or https, a host and a port,
+ * no user, no path; "null" and anything unparsable are refused. The scheme must be the one the request came over
+ * where that is known (a TLS socket, or the trusted proxy's X-Forwarded-Proto). On a plain socket nobody speaks
+ * for, a configured public name may also come as https (a TLS proxy the board was not told of may stand in front),
+ * but a loopback name, which only this machine reaches on the daemon's own port, only as http.
+ */
+export function originAdmitted(origin: string, scheme: 'http:' | 'https:' | undefined, isAllowed: (name: string, port: number) => boolean): boolean {
+  let url: URL;
+  try {
+    url = new URL(origin);
+  } catch {
+    return false;
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return false;
+  // The serialised origin leaves out a user, a path and a default port: anything it leaves out was not an origin.
+  if (url.origin !== origin.toLowerCase()) return false;
+  const loopback = (LOOPBACK_HOSTS as readonly string[]).includes(url.hostname);
+  if (scheme !== undefined ? url.protocol !== scheme : url.protocol === 'https:' && loopback) return false;
+  // URL leaves out a scheme's default port, so "https://board.example.com" has port "" here.
+  return isAllowed(url.hostname, url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port));
+}
+
 function socketOf(c: Context): Partial<Socket & { encrypted: boolean }> | undefined {
   return (c.env as { incoming?: { socket?: Partial<Socket & { encrypted: boolean }> } } | undefined)?.incoming?.socket;
 }
@@ -66,27 +90,39 @@ export function hostGuard(options: HostGuardOptions): MiddlewareHandler {
       ok = isAllowed(host.name, host.port ?? (socket?.encrypted === true ? 443 : 80));
     }
     const origin = c.req.header('origin');
-    if (ok && origin !== undefined) {
-      try {
-        const url = new URL(origin);
-        const defaultPort = url.protocol === 'https:' ? 443 : url.protocol === 'http:' ? 80 : Number.NaN;
-        // URL drops a scheme's default port, so "https://board.example.com:443" has port "" here.
-        ok = isAllowed(url.hostname, url.port === '' ? defaultPort : Number(url.port));
-      } catch {
-        ok = false;
-      }
-    }
+    if (ok && origin !== undefined) ok = originAdmitted(origin, knownScheme(c, options.trustProxy ?? false), isAllowed);
     if (ok) return next();
-    if (options.refusalStatus === 404) return c.json({ error: { code: 'not_found', message: 'not found' } }, 404);
+    if (options.refusalStatus === 404) {
+      // A person who opens the board through a proxy the board was not told of gets a page that says what to set;
+      // programs keep the bare 404. Nothing of the request (its Host) is echoed.
+      if (c.req.method === 'GET' && /\btext\/html\b/i.test(c.req.header('accept') ?? '')) return wrongAddressPage(c);
+      return c.json({ error: { code: 'not_found', message: 'not found' } }, 404);
+    }
     return c.json(
       {
         error: {
           code: 'forbidden',
           message:
-            'this Host or Origin (name and port) is not allowed; open the board at the address it serves, or the board owner can add the name (with its port, if not 80 or 443) to ROUNDTABLE_ALLOWED_HOSTS',
+            'this Host or Origin (scheme, name and port) is not allowed; open the board at the address it serves, or the board owner can add the name (with its port, if not 80 or 443) to ROUNDTABLE_ALLOWED_HOSTS',
         },
       },
       403,
     );
   };
+}
+
+const WRONG_ADDRESS_PAGE = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>Roundtable: address not allowed</title></head>
+<body><h1>This board does not answer at this address</h1>
+<p>The Roundtable board is running, but it answers only the host names it was told about, so that other sites cannot reach it through your browser (DNS rebinding).</p>
+<p>If it runs behind a reverse proxy such as nginx, the board&#39;s owner adds the public host name to <code>ROUNDTABLE_ALLOWED_HOSTS</code> (with its port, if not 80 or 443; several names are separated by commas) and restarts the board. See docs/DEPLOY.md.</p>
+</body></html>
+`;
+
+/** The refusal a browser gets: static text, no script, no style, nothing of the request. */
+function wrongAddressPage(c: Context): Response {
+  c.header('Content-Security-Policy', "default-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'");
+  c.header('X-Content-Type-Options', 'nosniff');
+  c.header('Cache-Control', 'no-store');
+  return c.html(WRONG_ADDRESS_PAGE, 404);
 }

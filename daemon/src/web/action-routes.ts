@@ -3,6 +3,7 @@
 import { Hono } from 'hono';
 import type { ToolDispatcher } from '../board/dispatch.js';
 import { InvalidInput, NotFound } from '../errors.js';
+import { JSON_TOO_DEEP, nestedDeeperThan } from '../http/json-depth.js';
 import type { SessionVariables } from './session-auth.js';
 
 /** The tools the page offers an owner: planning, reviewing, recovering claims and talking. Nothing else is routed. */
@@ -24,6 +25,7 @@ export function actionRoutes(dispatcher: ToolDispatcher): Hono<{ Variables: Sess
     } catch {
       throw new InvalidInput('the request body is not valid JSON; send the action\'s arguments as a JSON object');
     }
+    if (nestedDeeperThan(args)) throw new InvalidInput(JSON_TOO_DEEP);
     const idempotencyKey = c.req.header('idempotency-key');
     const output = await dispatcher.call(c.get('agent'), tool, args, {
       face: 'web',

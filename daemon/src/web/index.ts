@@ -1,11 +1,10 @@
 // The live web view, composed: the page's files, sign-in sessions, the page's reads and its event stream.
 import { Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import type { AgentDirectory } from '../agents.js';
 import type { TrustProxy } from '../config.js';
 import type { ToolDispatcher } from '../board/dispatch.js';
 import type { EventBus } from '../events.js';
-import { bodyLimit as actionBodyLimit } from '../http/body-limit.js';
+import { bodyLimit } from '../http/body-limit.js';
 import { RateLimiter } from '../rate-limit.js';
 import type { BoardStore } from '../store/store.js';
 import { actionRoutes } from './action-routes.js';
@@ -60,12 +59,15 @@ export function createWebView(options: WebViewOptions): WebView {
   const sessions = new SessionStore({ agents: options.agents, shared: options.sharedSessions });
   const live = new LiveStreams({ events: options.events, sessions, maxStreams: options.maxEventStreams, log: options.store });
   const view = new BoardView({ ...options.sources, store: options.store, agents: options.agents, boardName: options.boardName });
-  const signedIn = sessionAuth(sessions);
+  const shared = options.sharedSessions !== undefined;
+  // Sessions in this daemon's memory only (SQLite) end with it: the page is told when it started, so that after a
+  // restart it can say so instead of "your session ended" (DECISIONS, issue 31).
+  const startedAt = shared ? undefined : new Date().toISOString();
+  const signedIn = sessionAuth(sessions, { startedAt });
   const headers = securityHeaders();
   // Several daemons: each holds the sessions it has seen in memory, and its streams ask only that; so a sign-out through
   // one is told to the others, which forget the session and end its streams. Only a live session's sign-out is sent,
   // so made-up cookies cannot make the daemons send NOTIFYs.
-  const shared = options.sharedSessions !== undefined;
   const stopForgetting = shared
     ? options.events.subscribe((event) => {
         if (event.type !== 'session_ended') return;
@@ -91,10 +93,10 @@ export function createWebView(options: WebViewOptions): WebView {
     }),
   );
   web.use('/view/*', signedIn);
-  web.route('/view', viewRoutes(view));
+  web.route('/view', viewRoutes(view, { startedAt }));
   web.use('/events', signedIn);
   web.route('/events', eventRoutes(live));
-  for (const path of WEB_ACTION_PATHS) web.use(path, actionBodyLimit({ maxSize: MAX_ACTION_BODY_BYTES }), signedIn, pageActionGuard());
+  for (const path of WEB_ACTION_PATHS) web.use(path, bodyLimit({ maxSize: MAX_ACTION_BODY_BYTES }), signedIn, pageActionGuard());
   web.route('/actions', actionRoutes(options.dispatcher));
   web.route('/', staticRoutes());
   return {

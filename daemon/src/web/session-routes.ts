@@ -4,7 +4,7 @@ import type { TrustProxy } from '../config.js';
 import { InvalidInput, RateLimited } from '../errors.js';
 import { cameOverHttps, clientIp } from '../http/client.js';
 import type { RateLimiter } from '../rate-limit.js';
-import { clearSessionCookie, sessionIdOf, setSessionCookie, type SessionVariables } from './session-auth.js';
+import { clearSessionCookie, liveSessionOf, setSessionCookie, type SessionVariables } from './session-auth.js';
 import type { SessionStore } from './sessions.js';
 
 export interface SessionRoutesOptions {
@@ -39,11 +39,13 @@ export function sessionRoutes(options: SessionRoutesOptions): Hono<{ Variables: 
   });
 
   routes.post('/logout', async (c) => {
-    const id = sessionIdOf(c);
-    const agent = await options.sessions.lookUp(id);
-    if (agent) c.set('agent', agent);
-    await options.sessions.end(id);
-    if (id !== undefined) options.onSignOut(id, agent !== undefined);
+    // The live session among the cookies sent (a planted one must not stand in for it) is the one that ends.
+    const live = await liveSessionOf(c, options.sessions);
+    if (live) {
+      c.set('agent', live.agent);
+      await options.sessions.end(live.id);
+      options.onSignOut(live.id, true);
+    }
     clearSessionCookie(c, cameOverHttps(c, options.trustProxy));
     c.header('Cache-Control', 'no-store');
     return c.json({ ok: true });

@@ -70,8 +70,19 @@ export class StreamLog {
       return;
     }
     const missed: Array<{ entry: LogEntry; id: string }> = [];
+    let headChecked = false;
     for (let pages = 0; pages < CATCH_UP_PAGES; pages++) {
-      if (comparePositions(from, this.current!) >= 0) return join(missed);
+      if (comparePositions(from, this.current!) >= 0) {
+        if (!headChecked && comparePositions(from, this.current!) > 0) {
+          // Past where the streams are: another daemon's newer id, or past the log's newest row, an id from a newer
+          // copy of the board (restored from an older one): what the page shows may never have happened here, so it
+          // reads the board again. After the look, the check runs again, so the join stays in the turn of its check.
+          headChecked = true;
+          if (comparePositions(from, await this.reader.eventLogHead()) > 0) return join('resync');
+          continue;
+        }
+        return join(missed);
+      }
       const page = await this.reader.readEvents(from, PAGE_ROWS);
       if (page.expired) return join('resync');
       // Delivered to the other streams meanwhile: up to here the tail has sent; past it, it will send to this one too.

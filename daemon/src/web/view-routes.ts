@@ -5,7 +5,7 @@ import { csrfTokenFor } from './csrf.js';
 import type { SessionVariables } from './session-auth.js';
 import type { BoardView } from './view-data.js';
 
-export function viewRoutes(view: BoardView): Hono<{ Variables: SessionVariables }> {
+export function viewRoutes(view: BoardView, options: { readonly startedAt?: string | undefined } = {}): Hono<{ Variables: SessionVariables }> {
   const routes = new Hono<{ Variables: SessionVariables }>();
 
   routes.use('*', async (c, next) => {
@@ -14,7 +14,14 @@ export function viewRoutes(view: BoardView): Hono<{ Variables: SessionVariables 
   });
 
   // With the session's CSRF token, which the page sends back with every action (csrf.ts).
-  routes.get('/state', async (c) => c.json({ ...(await view.state(c.get('agent'))), csrf_token: csrfTokenFor(c.get('sessionId')) }));
+  // With board_started_at where sessions end with the daemon (SQLite): a later 401 naming another start is a restart.
+  routes.get('/state', async (c) =>
+    c.json({
+      ...(await view.state(c.get('agent'))),
+      csrf_token: csrfTokenFor(c.get('sessionId')),
+      ...(options.startedAt !== undefined && { board_started_at: options.startedAt }),
+    }),
+  );
 
   routes.get('/tasks/:id', async (c) => {
     const raw = c.req.param('id');
