@@ -1,5 +1,7 @@
 // Test runner settings: integration tests start real processes, so give them time and fail on leaks.
 import { defineConfig } from 'vitest/config';
+import HeavyFirstSequencer from './test/runner/heavy-first.js';
+import SlowestFilesReporter from './test/runner/slowest-files.js';
 
 export default defineConfig({
   test: {
@@ -9,5 +11,9 @@ export default defineConfig({
     hookTimeout: 60_000,
     pool: 'forks',
     maxWorkers: 2,
+    // The longest files start first, so that none of them is left to run alone at the end.
+    sequence: { sequencer: HeavyFirstSequencer },
+    // The slowest files print above vitest's summary, which stays the run's closing lines.
+    reporters: [new SlowestFilesReporter(10), 'default'],
   },
 });
