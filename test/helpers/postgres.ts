@@ -1,19 +1,14 @@
 // PostgreSQL for the tests: a fresh database per board on the cluster ROUNDTABLE_TEST_PG_URL points at
-// (scripts/pg-cluster.sh starts one; .ci/run does so and sets ROUNDTABLE_REQUIRE_POSTGRES=1, which turns a skip into a failure).
+// (scripts/pg-cluster.sh starts one; .ci/run does so and sets ROUNDTABLE_REQUIRE_POSTGRES=1, which turns a skip into a
+// failure: store-selection.ts).
 import { randomBytes } from 'node:crypto';
 import { openPool, type Sql } from '../../daemon/src/store/postgres/connection.js';
+import { SELECTION } from './store-selection.js';
 
 export const PG_URL = process.env['ROUNDTABLE_TEST_PG_URL'];
-const REQUIRE_POSTGRES = process.env['ROUNDTABLE_REQUIRE_POSTGRES'] === '1';
 
-if (!PG_URL && REQUIRE_POSTGRES) {
-  throw new Error('ROUNDTABLE_REQUIRE_POSTGRES=1, but ROUNDTABLE_TEST_PG_URL is unset: start a cluster with `eval "$(scripts/pg-cluster.sh start)"`');
-}
-
-/** Why the PostgreSQL tests are skipped here, or undefined when a cluster is available. */
-export const PG_SKIP_REASON = PG_URL
-  ? undefined
-  : 'ROUNDTABLE_TEST_PG_URL is unset (start a throwaway cluster with `eval "$(scripts/pg-cluster.sh start)"`; CI sets ROUNDTABLE_REQUIRE_POSTGRES=1)';
+/** Why the PostgreSQL tests are skipped here, or undefined when a cluster is available and the run covers it. */
+export const PG_SKIP_REASON = SELECTION.postgresSkip;
 
 let admin: Sql | undefined;
 

@@ -1,8 +1,9 @@
 // The board's stores, for suites that run the same tests on each (one suite, every store: STYLE.md point 16).
 import { describe } from 'vitest';
 import { PG_SKIP_REASON } from './postgres.js';
+import { SELECTION, type StoreName } from './store-selection.js';
 
-export type StoreName = 'sqlite' | 'postgres';
+export type { StoreName };
 
 export interface StoreKind {
   readonly name: StoreName;
@@ -11,7 +12,7 @@ export interface StoreKind {
 }
 
 export const STORES: readonly StoreKind[] = [
-  { name: 'sqlite', skip: undefined },
+  { name: 'sqlite', skip: SELECTION.stores.includes('sqlite') ? undefined : 'ROUNDTABLE_STORES leaves SQLite out of this run' },
   { name: 'postgres', skip: PG_SKIP_REASON },
 ];
 

@@ -1,6 +1,7 @@
 // The tool contract in shared/: twenty-two tools, strict inputs, portable schemas.
 import { expect, it } from 'vitest';
-import { listedTools, listedToolsFor, narrowToolsets, TOOL_ACCESS, TOOLS } from 'roundtable-shared';
+import { z } from 'zod';
+import { defineTool, listedTool, listedTools, listedToolsFor, narrowToolsets, TOOL_ACCESS, TOOLS } from 'roundtable-shared';
 
 it('defines the twenty-two board tools once each', () => {
   const names = TOOLS.map((t) => t.name);
@@ -34,8 +35,9 @@ it('every tool declares who may call it, and the access table names no other too
   expect(Object.keys(TOOL_ACCESS).sort()).toEqual(TOOLS.map((t) => t.name).sort());
 });
 
-it('lists output schemas only for whoami and wait_for_activity, and no safe-integer bounds anywhere', () => {
-  expect(listedTools().filter((t) => t.outputSchema).map((t) => t.name)).toEqual(['whoami', 'wait_for_activity']);
+it('lists no output schema and no title (issue 32: each cost context on every turn), and no safe-integer bounds anywhere', () => {
+  expect(listedTools().filter((t) => t.outputSchema).map((t) => t.name)).toEqual([]);
+  expect(listedTools().filter((t) => 'title' in t).map((t) => t.name)).toEqual([]);
   expect(JSON.stringify(listedTools())).not.toMatch(/9007199254740991/);
   // Bounds a tool sets itself stay.
   const listTasks = listedTools().find((t) => t.name === 'list_tasks')!;
@@ -48,4 +50,13 @@ it('toolsets narrow by intersection; whoami is listed whatever the toolsets', ()
   expect(narrowToolsets(undefined, undefined)).toBeNull();
   expect(listedToolsFor({ role: 'observer', toolsets: [] }).map((t) => t.name)).toEqual(['whoami']);
   expect(listedToolsFor({}).length).toBe(TOOLS.length);
+});
+
+it('a tool that lists its output schema admits the error body too (the Gemini CLI checks an error against it, issue 21)', () => {
+  const tool = defineTool({ name: 'probe', description: 'd', input: z.strictObject({}), output: z.object({ n: z.number().int() }), mutates: false, listsOutput: true });
+  const schema = listedTool(tool).outputSchema!;
+  expect(schema['anyOf']).toEqual([
+    { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] },
+    { type: 'object', properties: { error: { type: 'object', properties: { code: { type: 'string' }, message: { type: 'string' } }, required: ['code', 'message'] } }, required: ['error'] },
+  ]);
 });

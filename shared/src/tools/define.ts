@@ -7,7 +7,6 @@ export interface ToolDefinition<
   O extends z.ZodObject = z.ZodObject,
 > {
   readonly name: string;
-  readonly title: string;
   readonly description: string;
   /** Strict: unknown arguments are rejected, so identity can never be passed as an argument. */
   readonly input: I;
@@ -32,9 +31,12 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(
 }
 
 /** The entry for MCP tools/list, identical wherever the board is served. */
+/**
+ * No `title`: it restated the name, and every tool's costs context on every turn (docs/DECISIONS.md, issue 32); MCP
+ * clients show the name when a tool has no title.
+ */
 export interface ListedTool {
   name: string;
-  title: string;
   description: string;
   inputSchema: { type: 'object'; [key: string]: unknown };
   outputSchema?: { type: 'object'; [key: string]: unknown };
@@ -74,10 +76,23 @@ function dropSafeIntegerBounds(node: unknown): void {
   if (schema['maximum'] === LIMITS.maxId) delete schema['maximum'];
 }
 
+/**
+ * An output schema says what the board sends, so `additionalProperties: false` there tells a client nothing it can act
+ * on (an input schema keeps it: unknown arguments are refused).
+ */
+function dropClosedObjects(node: unknown): void {
+  if (Array.isArray(node)) return node.forEach(dropClosedObjects);
+  if (!node || typeof node !== 'object') return;
+  const schema = node as Record<string, unknown>;
+  Object.values(schema).forEach(dropClosedObjects);
+  if (schema['additionalProperties'] === false) delete schema['additionalProperties'];
+}
+
 function jsonSchema(schema: z.ZodObject, io: 'input' | 'output'): { type: 'object'; [key: string]: unknown } {
   const { $schema: _drop, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Record<string, unknown>;
   splitTypeArrays(rest);
   dropSafeIntegerBounds(rest);
+  if (io === 'output') dropClosedObjects(rest);
   return { ...rest, type: 'object' as const };
 }
 
@@ -98,7 +113,6 @@ function admittingErrors(schema: { type: 'object'; [key: string]: unknown }): { 
 export function listedTool(tool: ToolDefinition): ListedTool {
   return {
     name: tool.name,
-    title: tool.title,
     description: tool.description,
     inputSchema: jsonSchema(tool.input, 'input'),
     ...(tool.listsOutput && { outputSchema: admittingErrors(jsonSchema(tool.output, 'output')) }),

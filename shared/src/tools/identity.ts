@@ -6,23 +6,21 @@ import { defineTool } from './define.js';
 
 export const whoami = defineTool({
   name: 'whoami',
-  title: 'Who am I',
-  description: 'Your name, role and skills, from your token. Call it first: your role decides which tools you may use.',
+  description: 'Your name, role, skills, board and toolsets (null: all). Call it first: your role decides your tools.',
   input: z.strictObject({}),
   output: z.object({
     ...agentSchema.shape,
     board: z.string(),
-    toolsets: z.array(z.enum(TOOLSETS)).nullable().describe('the toolsets agents.json narrows your tool list to; null: all'),
+    toolsets: z.array(z.enum(TOOLSETS)).nullable().describe('toolsets agents.json narrows your tools to; null: all'),
   }),
   mutates: false,
-  // Small, and what a client program branches on (the bridge learns the role for its tool list from it).
-  listsOutput: true,
+  // No listed output schema (issue 32): its fields are in the description, and the bridge reads the role from the
+  // structuredContent every answer carries.
 });
 
 export const listAgents = defineTool({
   name: 'list_agents',
-  title: 'List agents',
-  description: 'Every agent on the board with role, skills and last_seen (null: never called). Use it to pick an assignee.',
+  description: 'Every agent with role, skills and last_seen (null: never called).',
   input: z.strictObject({}),
   output: z.object({
     agents: z.array(z.object({ ...agentSchema.shape, last_seen: z.string().nullable() })),

@@ -6,7 +6,7 @@ import { checkedPath, pathPattern, reservedPatternProblem } from '../path-patter
 import { untrustedWarning } from '../schemas.js';
 import { defineTool } from './define.js';
 
-const OVERLAP = 'Patterns are repository-relative: * matches part of the last name (src/*.ts, index.*), ** any folders, first or last only (**/*.md, src/**); src/auth covers src/auth/**.';
+const OVERLAP = 'Repository-relative patterns: * within the last name (src/*.ts), ** any folders, first or last only (**/*.md, src/**); src/auth covers src/auth/**.';
 
 export const reservationSchema = z.object({
   id: z.number().int(),
@@ -28,12 +28,11 @@ const scope = wellFormedText('scope')
   .min(1, { error: 'scope must not be empty; leave it out for the default scope' })
   .max(LIMITS.reservationScope, { error: `scope is longer than ${LIMITS.reservationScope} characters; use a short repository name` })
   .optional()
-  .describe('repository name; absent: the default scope');
+  .describe('repository; absent: default');
 
 export const reservePaths = defineTool({
   name: 'reserve_paths',
-  title: 'Reserve paths',
-  description: `Reserve the files a task you hold will touch, before editing them. exclusive (default) keeps others out; shared keeps out exclusive ones only. All or nothing: an overlap with another agent's reservation is a conflict naming the holder. They end with the claim. ${OVERLAP}`,
+  description: `Reserve files your held task will touch, before editing, until the claim ends. exclusive (default) keeps others out; shared, only exclusive ones. All or nothing: an overlap with another's is a conflict naming the holder. ${OVERLAP}`,
   input: z.strictObject({
     task_id: taskId,
     paths: z
@@ -50,8 +49,7 @@ export const reservePaths = defineTool({
 
 export const releasePaths = defineTool({
   name: 'release_paths',
-  title: 'Release paths',
-  description: 'Release reservations on a task you hold before the claim ends: the given patterns, or all when paths is absent. All or nothing.',
+  description: 'Release reservations of a task you hold: the given patterns, or all. All or nothing.',
   input: z.strictObject({
     task_id: taskId,
     paths: z
@@ -71,8 +69,7 @@ export const releasePaths = defineTool({
 
 export const listReservations = defineTool({
   name: 'list_reservations',
-  title: 'List reservations',
-  description: `Live reservations, oldest first, in one scope, or those overlapping path: who holds what. Page with next_cursor as cursor. ${OVERLAP}`,
+  description: `Live reservations, oldest first, in one scope or overlapping path. Page: next_cursor as cursor. ${OVERLAP}`,
   input: z.strictObject({
     scope,
     path: pathPattern('path').optional(),
@@ -92,8 +89,7 @@ export const listReservations = defineTool({
 
 export const checkPaths = defineTool({
   name: 'check_paths',
-  title: 'Check paths',
-  description: `For each file, whether another agent holds it exclusively, who and on which task: what the pre-commit guard asks. Paths are literal file names (a * in one is a *).`,
+  description: `For each file (literal names: * is a *), whether another agent holds it exclusively, who, on which task.`,
   input: z.strictObject({
     paths: z
       .array(checkedPath('path'), { error: 'paths must be a list of repository-relative file names' })
