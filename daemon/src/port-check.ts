@@ -1,7 +1,9 @@
 // Whether the board's port can be bound, checked before `start` writes anything, and what to say when it cannot:
 // the port, the program holding it where `ss` or `lsof` can tell (as scripts/install-local.sh does), and the way out.
 import { execFileSync } from 'node:child_process';
+import { readlinkSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { basename } from 'node:path';
 
 /** The board cannot listen where it is told to: the message names the port and what to do. */
 export class PortUnavailable extends Error {}
@@ -26,13 +28,25 @@ function run(command: string, args: readonly string[]): string {
   }
 }
 
+/**
+ * The program's name: its executable's when /proc shows it (Node 24 names its main thread "MainThread", which is what
+ * ss and lsof report), else the name they gave.
+ */
+function programName(pid: string, reported: string): string {
+  try {
+    return basename(readlinkSync(`/proc/${pid}/exe`));
+  } catch {
+    return reported;
+  }
+}
+
 /** "node (pid 1234)" for the process listening on the TCP port, or undefined when neither ss nor lsof can say. */
 export function portHolder(port: number): string | undefined {
   const ss = /users:\(\("((?:[^"\\]|\\.)*)",pid=(\d+)/.exec(run('ss', ['-Hltnp', `sport = :${port}`]));
-  if (ss) return `${ss[1]} (pid ${ss[2]})`;
+  if (ss) return `${programName(ss[2]!, ss[1]!)} (pid ${ss[2]})`;
   // -F pc: one "p<pid>" line, then one "c<command>" line, per process.
   const lsof = /^p(\d+)\nc(.+)$/m.exec(run('lsof', ['-nP', `-iTCP:${port}`, '-sTCP:LISTEN', '-Fpc']));
-  if (lsof) return `${lsof[2]} (pid ${lsof[1]})`;
+  if (lsof) return `${programName(lsof[1]!, lsof[2]!)} (pid ${lsof[1]})`;
   return undefined;
 }
 
