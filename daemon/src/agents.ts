@@ -2,6 +2,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
+import { jsonErrorPlace } from './json-place.js';
 import { BOARD_MODES, LIMITS, ROLES, SKILL_PATTERN, SKILL_RULE, TOOLSETS, type BoardMode, type Role, type Toolset } from 'roundtable-shared';
 
 export interface Agent {
@@ -144,9 +145,8 @@ export function parseAgentsFile(text: string, path: string): AgentDirectory {
     raw = JSON.parse(text);
   } catch (error) {
     // The parser's message quotes the text around the error, which may hold a plaintext token: give the place only.
-    const position = /position (\d+)/.exec((error as Error).message)?.[1];
-    const where = position === undefined ? '' : ` at line ${text.slice(0, Number(position)).split('\n').length}`;
-    throw new AgentsFileError(`${path}: not valid JSON${where}; check the commas, quotes and brackets there`);
+    const { line, column } = jsonErrorPlace(text, error as Error);
+    throw new AgentsFileError(`${path}: not valid JSON at line ${line}, column ${column}; check the commas, quotes and brackets there`);
   }
   const parsed = fileSchema.safeParse(raw);
   if (!parsed.success) {

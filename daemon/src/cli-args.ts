@@ -36,6 +36,8 @@ export function readCommandLine(
   options: Readonly<Record<string, OptionSpec>>,
   /** The usage to show with a mistake, from the words given (so a bad option shows its own command's usage). */
   usageFor: (positionals: readonly string[]) => string,
+  /** The long names an unknown option may be a slip for, from the words given (the command's own options). */
+  suggestFrom: (positionals: readonly string[]) => readonly string[] = () => Object.keys(options),
 ): ParsedLine {
   const { tokens } = parseArgs({
     args: argv,
@@ -51,7 +53,10 @@ export function readCommandLine(
   for (const token of tokens) {
     if (token.kind !== 'option') continue;
     const spec = options[token.name];
-    if (!spec) throw new UsageError(`unknown option ${token.rawName}`, usage);
+    if (!spec) {
+      const near = nearest(token.name, suggestFrom(positionals));
+      throw new UsageError(`unknown option ${token.rawName}${near ? `; did you mean --${near}?` : ''}`, usage);
+    }
     given.push({ name: token.name, rawName: token.rawName });
     if (spec.type === 'boolean') {
       if (token.value !== undefined) throw new UsageError(`${token.rawName} takes no value (got "${token.value}")`, usage);
@@ -66,4 +71,32 @@ export function readCommandLine(
     values[token.name] = token.value;
   }
   return { positionals, values, given };
+}
+
+/**
+ * Edits between two words (insert, delete, substitute, or swap two neighbours: "--prot" is one slip from "--port"),
+ * by the optimal string alignment distance.
+ */
+function editDistance(a: string, b: string): number {
+  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let best = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) best = Math.min(best, d[i - 2]![j - 2]! + 1);
+      d[i]![j] = best;
+    }
+  }
+  return d[a.length]![b.length]!;
+}
+
+/** The known name closest to a mistyped one, when it is close enough to be a slip (one edit, two for longer names). */
+export function nearest(word: string, known: readonly string[]): string | undefined {
+  const allowed = word.length >= 5 ? 2 : 1;
+  let best: { name: string; distance: number } | undefined;
+  for (const name of known) {
+    const distance = editDistance(word.toLowerCase(), name);
+    if (distance <= allowed && (!best || distance < best.distance)) best = { name, distance };
+  }
+  return best?.name;
 }

@@ -3,14 +3,16 @@ import { accessSync, constants, existsSync } from 'node:fs';
 import { addAgent, agentsFileTarget, importAgents, listAgents, removeAgent, rotateAgent, setAgent, type AgentsTarget } from './agents-admin.js';
 import { ROLES, type Role } from 'roundtable-shared';
 import { AgentsFileError } from './agents.js';
-import { readCommandLine, UsageError, type OptionSpec, type ParsedLine } from './cli-args.js';
+import { nearest, readCommandLine, UsageError, type OptionSpec, type ParsedLine } from './cli-args.js';
 import { backupDatabaseFile, BackupError, listBackups, restoreBackup } from './backup.js';
 import { DatabaseInUse, daemonUsing } from './db-lock.js';
 import { runDoctor } from './doctor.js';
-import { ConfigError, loadConfig, type Config } from './config.js';
+import { ConfigError, loadConfig, type Config, type ConfigFlags } from './config.js';
 import { AgentsFileExists, describeIssued, initAgentsFile, pageAddress } from './init.js';
 import { log } from './log.js';
-import { startBoard } from './server.js';
+import { checkPortFree, PortUnavailable } from './port-check.js';
+import { startBoard, type ShutdownSummary } from './server.js';
+import { statusCommand } from './status-command.js';
 import { SchemaTooNew } from './store/migration-files.js';
 import { VERSION } from './version.js';
 import { describeDatabase } from './store/open.js';
@@ -32,6 +34,8 @@ const OPTIONS = {
   format: { type: 'string', example: 'slack' },
   'allow-http-loopback': { type: 'boolean' },
   'allow-private': { type: 'boolean' },
+  port: { type: 'string', example: '9000' },
+  host: { type: 'string', example: '0.0.0.0' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'v' },
 } as const satisfies Record<string, OptionSpec>;
@@ -53,8 +57,14 @@ const ROLE_CHOICES = ROLES.join('|');
 
 const COMMANDS: Readonly<Record<string, CommandSpec>> = {
   init: { usage: 'init [--json]', summary: 'write agents.json with an owner (you), one leader and two workers; print each token once', options: ['json'], args: [] },
-  run: { usage: 'run', summary: 'start the board (MCP on /mcp, JSON API on /api/v1, status on /status)', options: [], args: [] },
-  start: { usage: 'start [--json]', summary: 'init if agents.json is missing, then run', options: ['json'], args: [] },
+  run: {
+    usage: 'run [--port N] [--host ADDRESS]',
+    summary: 'start the board (MCP on /mcp, JSON API on /api/v1, status on /status); --port and --host win over ROUNDTABLE_PORT and ROUNDTABLE_HOST',
+    options: ['port', 'host'],
+    args: [],
+  },
+  start: { usage: 'start [--port N] [--host ADDRESS] [--json]', summary: 'init if agents.json is missing, then run (the port is checked first)', options: ['port', 'host', 'json'], args: [] },
+  status: { usage: 'status [--json]', summary: "whether a board runs on this folder's database: its address, version, uptime, agents active, tasks by state", options: ['json'], args: [] },
   'agents list': { usage: 'agents list', summary: 'name, role and skills of every agent', options: [], args: [] },
   'agents add': {
     usage: `agents add NAME [--role ${ROLE_CHOICES}] [--skills a,b] [--toolsets tasks,room] [--json]`,
@@ -113,6 +123,13 @@ const ALL_USAGE = usageOf(Object.keys(COMMANDS));
 const AGENTS_USAGE = usageOf(Object.keys(COMMANDS).filter((key) => key.startsWith('agents ')));
 const WEBHOOKS_USAGE = usageOf(Object.keys(COMMANDS).filter((key) => key.startsWith('webhooks ')));
 
+/** The options the words' command takes (every option when the words name no command), for "did you mean". */
+function optionsForWords([first, second]: readonly string[]): readonly string[] {
+  const key = first === 'agents' || first === 'webhooks' ? `${first} ${second ?? 'list'}` : first;
+  const spec = key === undefined ? undefined : COMMANDS[key];
+  return spec ? [...spec.options, ...COMMON_OPTIONS] : Object.keys(OPTIONS);
+}
+
 /** The usage of the command the words name, or of every command that could be meant. */
 function usageForWords([first, second]: readonly string[]): string {
   if (first === 'agents') return COMMANDS[`agents ${second ?? 'list'}`] ? usageOf([`agents ${second ?? 'list'}`]) : AGENTS_USAGE;
@@ -169,13 +186,15 @@ function resolveCommand(line: ParsedLine): Invocation {
   }
   const spec = COMMANDS[command];
   if (!spec) {
-    const names = [...new Set(Object.keys(COMMANDS).map((key) => key.split(' ')[0]))];
-    throw new UsageError(`unknown command "${first}"; the commands are ${names.join(', ')}`, ALL_USAGE);
+    const names = [...new Set(Object.keys(COMMANDS).map((key) => key.split(' ')[0]!))];
+    const near = nearest(String(first), names);
+    throw new UsageError(`unknown command "${first}"; ${near ? `did you mean ${near}? ` : ''}the commands are ${names.join(', ')}`, ALL_USAGE);
   }
   const usage = usageOf([command]);
   for (const option of line.given) {
     if (!COMMON_OPTIONS.includes(option.name as OptionName) && !spec.options.includes(option.name as OptionName)) {
-      throw new UsageError(`${option.rawName} is not an option of roundtable ${command}`, usage);
+      const near = nearest(option.name, [...spec.options, ...COMMON_OPTIONS]);
+      throw new UsageError(`${option.rawName} is not an option of roundtable ${command}${near ? `; did you mean --${near}?` : ''}`, usage);
     }
   }
   const missing = spec.args[rest.length];
@@ -197,7 +216,7 @@ function resolveCommand(line: ParsedLine): Invocation {
 }
 
 /** Errors a user can fix; printed as one line, without a stack. */
-const EXPECTED_ERRORS = [WebhookCommandError, ConfigError, AgentsFileError, AgentsFileExists, SchemaTooNew, BackupError, DatabaseInUse, MigrationRefused];
+const EXPECTED_ERRORS = [PortUnavailable, WebhookCommandError, ConfigError, AgentsFileError, AgentsFileExists, SchemaTooNew, BackupError, DatabaseInUse, MigrationRefused];
 
 function init(config: Config, json: boolean): void {
   const issued = initAgentsFile(config.agentsConfigPath);
@@ -226,7 +245,7 @@ async function run(config: Config): Promise<void> {
 /** After the call deadline (requests in flight end by it), this long for the rest: closing the store and its connections. */
 const SHUTDOWN_GRACE_MS = 5_000;
 
-async function shutdown(board: { close(): Promise<void> }, signal: string, config: Config): Promise<void> {
+async function shutdown(board: { close(): Promise<ShutdownSummary> }, signal: string, config: Config): Promise<void> {
   log.info('shutting down', { signal });
   // A database that stopped answering must not hold the process: every request in flight ends by its deadline, and
   // the store's connections are cut if they do not close; this is the bound on all of it.
@@ -236,12 +255,24 @@ async function shutdown(board: { close(): Promise<void> }, signal: string, confi
     process.exit(1);
   }, boundMs).unref();
   try {
-    await board.close();
+    const stopped = await board.close();
+    // Said only now: the database has closed cleanly, so every write the board acknowledged is in it.
+    log.info('stopped', { signal, ...stopped });
+    process.stdout.write(`${describeStopped(signal, stopped)}\n`);
     process.exit(0);
   } catch (error) {
     log.error('shutdown failed', { error: String(error) });
+    process.stdout.write(`Stopped on ${signal}, but the database did not close cleanly (${(error as Error).message}); run \`roundtable doctor\` before the next start.\n`);
     process.exit(1);
   }
+}
+
+/** "Stopped on SIGINT: the HTTP server (0 event streams and 1 parked wait ended), the webhook worker, and the database ..." */
+function describeStopped(signal: string, stopped: ShutdownSummary): string {
+  const count = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+  const ended = `${count(stopped.streams, 'event stream', 'event streams')} and ${count(stopped.waits, 'parked wait', 'parked waits')} ended`;
+  const finished = stopped.requests > 0 ? `${count(stopped.requests, 'request', 'requests')} finished first, ` : '';
+  return `Stopped on ${signal}: the HTTP server (${finished}${ended}), the webhook worker, and the database (${stopped.database}), which closed cleanly. Nothing the board acknowledged was lost.`;
 }
 
 function isRole(value: string): value is Role {
@@ -443,7 +474,7 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
 });
 
 async function main(argv: string[]): Promise<void> {
-  const line = readCommandLine(argv, OPTIONS, usageForWords);
+  const line = readCommandLine(argv, OPTIONS, usageForWords, optionsForWords);
   if (line.values['version']) return void process.stdout.write(`${VERSION}\n`);
   const first = line.positionals[0];
   if (line.values['help'] || first === undefined || first === 'help') return void process.stdout.write(HELP);
@@ -451,15 +482,25 @@ async function main(argv: string[]): Promise<void> {
   const { command, args, values } = invocation;
   serving = SERVING_COMMANDS.has(command);
   if (values['env'] !== undefined) loadEnvFile(String(values['env']));
-  const config = loadConfig();
+  const flags: ConfigFlags = {
+    ...(typeof values['port'] === 'string' && { ROUNDTABLE_PORT: { flag: '--port', value: values['port'] } }),
+    ...(typeof values['host'] === 'string' && { ROUNDTABLE_HOST: { flag: '--host', value: values['host'] } }),
+  };
+  const config = loadConfig(process.env, flags);
   switch (command) {
     case 'init':
       return init(config, values['json'] === true);
     case 'run':
+      await checkPortFree(config.host, config.port);
       return run(config);
     case 'start':
+      // Before agents.json is written: a port that is taken must not cost the only copy of the tokens.
+      await checkPortFree(config.host, config.port);
       if (!existsSync(config.agentsConfigPath) && !(await agentsTableHolds(config))) init(config, values['json'] === true);
       return run(config);
+    case 'status':
+      process.exitCode = await statusCommand(config, values['json'] === true);
+      return;
     case 'backup':
       return backupCommand(config, values['list'] === true);
     case 'restore':
@@ -483,7 +524,8 @@ main(process.argv.slice(2)).catch((error: unknown) => {
   if (EXPECTED_ERRORS.some((type) => error instanceof type)) {
     process.stderr.write(`roundtable: ${(error as Error).message}\n`);
   } else if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
-    process.stderr.write(`roundtable: the port is already in use; set ROUNDTABLE_PORT to a free port or stop the other process\n`);
+    const { port } = error as NodeJS.ErrnoException & { port?: number };
+    process.stderr.write(`roundtable: port ${port ?? '(unknown)'} is already in use; stop the program holding it, or choose another port: ROUNDTABLE_PORT=N or --port N\n`);
   } else {
     process.stderr.write(`roundtable: ${(error as Error).stack ?? String(error)}\n`);
   }

@@ -5,7 +5,7 @@ import { z } from 'zod';
 
 export const LOOPBACK_HOSTS = ['localhost', '127.0.0.1', '[::1]', '::1'] as const;
 
-const port = z.coerce.number().int().min(0).max(65535);
+const port = z.coerce.number({ error: 'a port number from 0 to 65535' }).int({ error: 'a port number from 0 to 65535' }).min(0, { error: 'a port number from 0 to 65535' }).max(65535, { error: 'a port number from 0 to 65535' });
 
 /** A name admitted in Host and Origin headers, and the port it must come with (undefined: none was given; see host-guard). */
 export interface AllowedHost {
@@ -182,17 +182,25 @@ export interface Config {
 
 export class ConfigError extends Error {}
 
-/** Reads the environment once; a bad value throws a ConfigError naming the variable. */
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+/** Command-line options that set a variable (`run --port 9000`), by the variable they set; the option wins. */
+export type ConfigFlags = Readonly<Partial<Record<'ROUNDTABLE_PORT' | 'ROUNDTABLE_HOST', { readonly flag: string; readonly value: string }>>>;
+
+/** Reads the environment once (with the command line's settings over it); a bad value throws a ConfigError naming the variable or the option. */
+export function loadConfig(environment: NodeJS.ProcessEnv = process.env, flags: ConfigFlags = {}): Config {
+  const env: NodeJS.ProcessEnv = { ...environment };
+  for (const [name, set] of Object.entries(flags)) if (set) env[name] = set.value;
   const parsed = envSchema.safeParse(env);
   if (!parsed.success) {
     const lines = parsed.error.issues.map((issue) => {
       const name = String(issue.path[0]);
+      const flag = flags[name as keyof ConfigFlags];
+      if (flag) return `${flag.flag} ${JSON.stringify(flag.value)}: ${issue.message}`;
       // A database URL may carry a password: name the variable, never echo its value.
       if (name === 'ROUNDTABLE_DATABASE_URL') return `${name}: ${issue.message}`;
       return `${name}=${JSON.stringify(env[name] ?? '')}: ${issue.message}`;
     });
-    throw new ConfigError(`invalid environment: ${lines.join('; ')}`);
+    // "--port ..." lines come from the command line, the others from the environment.
+    throw new ConfigError(`invalid ${lines.every((l) => l.startsWith('--')) ? 'option' : 'environment'}: ${lines.join('; ')}`);
   }
   const e = parsed.data;
   const within = (name: 'ROUNDTABLE_DB_STATEMENT_TIMEOUT' | 'ROUNDTABLE_DB_POOL_WAIT' | 'ROUNDTABLE_DB_BUSY_TIMEOUT'): number => {

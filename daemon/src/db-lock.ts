@@ -1,7 +1,8 @@
 // One daemon per database: a lock file beside it names the daemon while it runs, by its pid and the time that process
-// started, so a pid reused by another process after a crash does not look like the daemon.
+// started, so a pid reused by another process after a crash does not look like the daemon; once it listens, the lock
+// also records its address, for `roundtable status`.
 import { execFileSync } from 'node:child_process';
-import { readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 
 export class DatabaseInUse extends Error {}
 
@@ -33,18 +34,21 @@ export function processStartTime(pid: number): string | undefined {
   }
 }
 
-/** The lock's first line is the pid (scripts/install-local.sh reads it so); the second, when present, its start time. */
-function readLock(dbPath: string): { pid: number; start: string | undefined } | undefined {
+/**
+ * The lock's first line is the pid (scripts/install-local.sh reads it so); the second, when present, its start time;
+ * the third, once the daemon listens, its address (http(s)://host:port).
+ */
+function readLock(dbPath: string): { pid: number; start: string | undefined; url: string | undefined } | undefined {
   let text: string;
   try {
     text = readFileSync(lockPath(dbPath), 'utf8');
   } catch {
     return undefined;
   }
-  const [pidLine, startLine] = text.split('\n');
+  const [pidLine, startLine, urlLine] = text.split('\n');
   const pid = Number(pidLine?.trim());
   if (!Number.isInteger(pid) || pid <= 0) return undefined;
-  return { pid, start: startLine?.trim() || undefined };
+  return { pid, start: startLine?.trim() || undefined, url: urlLine?.trim() || undefined };
 }
 
 function alive(pid: number): boolean {
@@ -62,13 +66,28 @@ function alive(pid: number): boolean {
  * older daemon's) is judged by its pid alone, as is one on a system that cannot tell a process's start time.
  */
 export function daemonUsing(dbPath: string): number | undefined {
+  return liveDaemon(dbPath)?.pid;
+}
+
+/** The live daemon using this database (as daemonUsing judges it), with its address once it has recorded one. */
+export function liveDaemon(dbPath: string): { pid: number; url: string | undefined } | undefined {
   const lock = readLock(dbPath);
   if (!lock || lock.pid === process.pid || !alive(lock.pid)) return undefined;
   if (lock.start !== undefined) {
     const now = processStartTime(lock.pid);
     if (now !== undefined && now !== lock.start) return undefined;
   }
-  return lock.pid;
+  return { pid: lock.pid, url: lock.url };
+}
+
+/** Adds the address this daemon listens on to its own lock (a lock that is not this process's is left alone). */
+export function recordLockAddress(dbPath: string, url: string): void {
+  const lock = readLock(dbPath);
+  if (lock?.pid !== process.pid) return;
+  // Written aside and renamed over, so a reader never sees the lock half written (and the pid on its first line gone).
+  const aside = `${lockPath(dbPath)}.${process.pid}.tmp`;
+  writeFileSync(aside, `${process.pid}\n${lock.start ?? ''}\n${url}\n`, { mode: 0o600 });
+  renameSync(aside, lockPath(dbPath));
 }
 
 export function lockDatabase(dbPath: string): () => void {

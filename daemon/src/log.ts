@@ -1,21 +1,28 @@
-// The daemon's logger (pino): JSON lines on stderr, human-readable lines when stderr is a terminal.
+// The daemon's logger (pino): JSON lines on stderr for files and services; readable lines (pino-pretty, loaded only
+// then) when stderr is a terminal, with the per-request lines kept at debug there so they do not bury the banner.
 // Never pass it a token or board text: log names, ids, codes and durations only.
+import { createRequire } from 'node:module';
 import pino, { type DestinationStream, type Logger } from 'pino';
 import { LineBatch } from './log-batch.js';
 
-const LEVEL_NAMES: Record<number, string> = { 10: 'TRACE', 20: 'DEBUG', 30: 'INFO', 40: 'WARN', 50: 'ERROR', 60: 'FATAL' };
+/**
+ * A person reads the log: stderr is a terminal. Judged on stderr, where the lines go (`roundtable start > out.txt`
+ * still shows them readably on the terminal; `2> daemon.log` writes JSON to the file).
+ */
+const TERMINAL = process.stderr.isTTY === true;
 
-/** For a person at a terminal: "12:00:01 INFO tool call agent=w1 tool=claim_task outcome=ok". */
+/** For a person at a terminal: "12:00:01 INFO: board started url=..." (pino-pretty, synchronous, so no line is lost at exit). */
 function terminalLines(): DestinationStream {
-  return {
-    write(line: string) {
-      const { time, level, msg, ...fields } = JSON.parse(line) as Record<string, unknown>;
-      const extra = Object.entries(fields)
-        .map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)
-        .join(' ');
-      process.stderr.write(`${String(time).slice(11, 19)} ${LEVEL_NAMES[level as number] ?? level} ${String(msg)}${extra ? ` ${extra}` : ''}\n`);
-    },
-  };
+  // Required only here, so a service never loads the formatter (docs/DECISIONS.md, issue 31).
+  const pretty = createRequire(import.meta.url)('pino-pretty') as (options: Record<string, unknown>) => DestinationStream;
+  return pretty({
+    destination: 2,
+    sync: true,
+    colorize: process.stderr.hasColors?.() ?? false,
+    translateTime: 'SYS:HH:MM:ss',
+    ignore: 'pid,hostname',
+    singleLine: true,
+  });
 }
 
 const level = process.env['ROUNDTABLE_LOG_LEVEL'] ?? 'info';
@@ -24,7 +31,7 @@ const level = process.env['ROUNDTABLE_LOG_LEVEL'] ?? 'info';
  * Not a terminal: the lines logged until the microtask queue is empty go to stderr in one write (log-batch.ts); a request
  * is answered only once its lines are written (logWritten), so no answered request lacks its line after a crash.
  */
-const batch = process.stderr.isTTY ? undefined : new LineBatch(pino.destination({ fd: 2, sync: true }));
+const batch = TERMINAL ? undefined : new LineBatch(pino.destination({ fd: 2, sync: true }));
 
 export const logger: Logger = pino(
   {
@@ -45,12 +52,17 @@ export function logWritten(): Promise<void> {
 type Fields = Record<string, unknown>;
 
 /**
- * The two lines every request writes (its tool call, its request), at info, without pino's general path: their keys
- * are fixed names, ids, codes and numbers (never a token or board text), so there is nothing to redact, and the line
- * is pino's own format (level, time, the fields, msg). Elsewhere (a terminal, another level) it is pino's line.
+ * The two lines every request writes (its tool call, its request). For files and services: at info, without pino's
+ * general path: their keys are fixed names, ids, codes and numbers (never a token or board text), so there is nothing
+ * to redact, and the line is pino's own format (level, time, the fields, msg). On a terminal: at debug (one line per
+ * request would scroll the start banner and its tokens away; ROUNDTABLE_LOG_LEVEL=debug shows them).
  */
-export function infoLine(msg: string, fields: Fields): void {
-  if (!batch || !logger.isLevelEnabled('info')) {
+export function requestLine(msg: string, fields: Fields): void {
+  if (!batch) {
+    logger.debug(fields, msg);
+    return;
+  }
+  if (!logger.isLevelEnabled('info')) {
     logger.info(fields, msg);
     return;
   }

@@ -23,7 +23,9 @@ import type { Config } from './config.js';
 import { plainHttpExposure } from './exposure.js';
 import { log } from './log.js';
 import { RateLimiter } from './rate-limit.js';
-import { openStore } from './store/open.js';
+import { describeDatabase, openStore } from './store/open.js';
+import { listenFailure } from './port-check.js';
+import { recordLockAddress } from './db-lock.js';
 import { DeliveryWorker } from './webhooks/worker.js';
 import { DEFAULT_RETRY } from './webhooks/backoff.js';
 
@@ -38,7 +40,20 @@ export interface RunningBoard {
   readonly port: number;
   /** SIGHUP: re-reads agents.json, and the TLS certificate and key when serving HTTPS. */
   reload(): void;
-  close(): Promise<void>;
+  /** Stops everything, the database last; answers what was stopped (a rejection: the database did not close cleanly). */
+  close(): Promise<ShutdownSummary>;
+}
+
+/** What closing the board ended, for the line that says so. */
+export interface ShutdownSummary {
+  /** The page's event streams that were open. */
+  readonly streams: number;
+  /** Agents' parked waits (wait_for_activity), answered at once. */
+  readonly waits: number;
+  /** Requests that were still being answered and were finished first. */
+  readonly requests: number;
+  /** "SQLite /path/roundtable.db" or "PostgreSQL postgres://db.internal/roundtable" (never a password). */
+  readonly database: string;
 }
 
 /** A renewed certificate applies to new connections without a restart; a broken pair is logged and the old one kept. */
@@ -53,7 +68,7 @@ function reloadCertificate(server: ServerType, tls: NonNullable<Config['tls']>):
 }
 
 /** Counts requests still being answered, so shutdown knows when the connections left are only idle or abandoned ones. */
-function trackInFlight(server: ServerType): { drained(): Promise<void> } {
+function trackInFlight(server: ServerType): { readonly count: number; drained(): Promise<void> } {
   let count = 0;
   const waiting: Array<() => void> = [];
   server.on('request', (_req: IncomingMessage, res: ServerResponse) => {
@@ -63,7 +78,12 @@ function trackInFlight(server: ServerType): { drained(): Promise<void> } {
       if (count === 0) for (const resolve of waiting.splice(0)) resolve();
     });
   });
-  return { drained: () => (count === 0 ? Promise.resolve() : new Promise<void>((resolve) => waiting.push(resolve))) };
+  return {
+    get count() {
+      return count;
+    },
+    drained: () => (count === 0 ? Promise.resolve() : new Promise<void>((resolve) => waiting.push(resolve))),
+  };
 }
 
 /** The agents table as the registry's source, filled from agents.json first if it is empty (docs/DECISIONS.md). */
@@ -142,8 +162,9 @@ export async function startBoard(config: Config): Promise<RunningBoard> {
       },
       () => resolve(s),
     );
-    s.once('error', (error) => {
-      void webhooks.close(0).then(() => opened.close()).finally(() => reject(error));
+    s.once('error', (error: NodeJS.ErrnoException) => {
+      // Taken since `start` checked it (or never checked, by `run`): the message names the port all the same.
+      void webhooks.close(0).then(() => opened.close()).finally(() => reject(listenFailure(error, config.host, config.port)));
     });
   });
   const inFlight = trackInFlight(server);
@@ -157,6 +178,8 @@ export async function startBoard(config: Config): Promise<RunningBoard> {
   const shownHost = config.host.includes(':') ? `[${config.host}]` : config.host;
   const url = `${tls ? 'https' : 'http'}://${shownHost}:${port}`;
   registry.watch();
+  // `roundtable status` finds the board of this folder's database by its lock (PostgreSQL boards have none: DECISIONS, issue 31).
+  if (opened.sqlite) recordLockAddress(config.dbPath, url);
   const exposure = plainHttpExposure(config);
   if (exposure) log.warn('listening beyond loopback without TLS: tokens cross the network in clear', { address: exposure.address, fix: exposure.fix });
 
@@ -199,8 +222,11 @@ export async function startBoard(config: Config): Promise<RunningBoard> {
     async close() {
       for (const timer of timers) clearInterval(timer);
       leases.close();
+      const waits = presence.waiters.count;
       presence.waiters.close();
-      web.close();
+      const streams = web.close();
+      // Counted after the waits and streams are answered: what is left was mid-way through its work.
+      const requests = Math.max(0, inFlight.count - waits - streams);
       await registry.close();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
@@ -211,6 +237,7 @@ export async function startBoard(config: Config): Promise<RunningBoard> {
       });
       await webhooks.close();
       await opened.close();
+      return { streams, waits, requests, database: config.databaseUrl ? `PostgreSQL ${describeDatabase(config)}` : `SQLite ${config.dbPath}` };
     },
   };
 }

@@ -42,7 +42,7 @@ export function statusRoutes(options: StatusOptions): Hono {
       // Monitors read this: the daemon is up, its database is not.
       c.header('Cache-Control', 'no-store');
       return c.json(
-        { ok: false, board: options.boardName, version: VERSION, database: error.reason, ...error.unchanged().toBody(), server_time: new Date().toISOString() },
+        { ok: false, board: options.boardName, version: VERSION, uptime_seconds: Math.floor(process.uptime()), database: error.reason, ...error.unchanged().toBody(), server_time: new Date().toISOString() },
         503,
       );
     }
@@ -53,6 +53,8 @@ export function statusRoutes(options: StatusOptions): Hono {
       ok: true,
       board: options.boardName,
       version: VERSION,
+      // How long this daemon process has run (`roundtable status` shows it).
+      uptime_seconds: Math.floor(process.uptime()),
       tasks_by_status: counts,
       active_agents: active,
       leases_expired_last_hour: lapsed,

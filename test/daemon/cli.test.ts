@@ -22,7 +22,12 @@ describe('a mistake on the command line', () => {
     ['an option without its value', ['agents', 'add', 'x', '--skills'], /^--skills needs a value, e.g. --skills python,sql$/],
     ['an option whose value is the next option', ['agents', 'add', 'x', '--skills', '--json'], /^--skills needs a value/],
     ['an unknown agents subcommand', ['agents', 'frob'], /^unknown agents subcommand "frob"; the known ones are list, add, set, rotate, remove, import$/],
-    ['an unknown command', ['frob'], /^unknown command "frob"; the commands are init, run, start, agents, webhooks, backup, restore, doctor, migrate$/],
+    ['an unknown command', ['frob'], /^unknown command "frob"; the commands are init, run, start, status, agents, webhooks, backup, restore, doctor, migrate$/],
+    ['a slip of a command', ['stauts'], /^unknown command "stauts"; did you mean status\? the commands are init, run/],
+    ['a slip of an option', ['start', '--jsn'], /^unknown option --jsn; did you mean --json\?$/],
+    ['a swapped pair in an option', ['run', '--prot', '9000'], /^unknown option --prot; did you mean --port\?$/],
+    ["a slip of another command's option", ['agents', 'add', 'x', '--rol', 'worker'], /^unknown option --rol; did you mean --role\?$/],
+    ["a slip of the command's own option", ['backup', '--lst'], /^unknown option --lst; did you mean --list\?$/],
     ['an unknown webhooks subcommand', ['webhooks', 'frob'], /^unknown webhooks subcommand "frob"; the known ones are list, add, remove, test, status$/],
     ['webhooks add without --events', ['webhooks', 'add', 'https://hooks.example.com/x'], /^roundtable webhooks add needs --events, a list of submitted, help_request, lease_expired, blocker_cancelled, rejected, owner_message, test$/],
     ['webhooks remove without its ID', ['webhooks', 'remove'], /^roundtable webhooks remove needs a webhook ID/],
@@ -66,7 +71,7 @@ describe('a mistake on the command line', () => {
   it('--help lists every command with exit 0, and says what the exit codes mean', async () => {
     const help = await runCli(['--help'], { PATH: process.env['PATH'] ?? '/usr/bin:/bin' });
     expect(help.code).toBe(0);
-    for (const command of ['init', 'run', 'start', 'agents list', 'agents add', 'agents set', 'agents rotate', 'agents remove', 'agents import', 'webhooks list', 'webhooks add', 'webhooks remove', 'webhooks test', 'webhooks status', 'backup', 'restore', 'doctor']) {
+    for (const command of ['init', 'run', 'start', 'status', 'agents list', 'agents add', 'agents set', 'agents rotate', 'agents remove', 'agents import', 'webhooks list', 'webhooks add', 'webhooks remove', 'webhooks test', 'webhooks status', 'backup', 'restore', 'doctor']) {
       expect(help.stdout).toContain(`roundtable ${command}`);
     }
     expect(help.stdout).toMatch(/2 the command line is wrong/);

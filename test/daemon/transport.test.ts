@@ -291,7 +291,7 @@ describe('GET /status', () => {
     const answer = await raw({ path: '/status', headers: { host: `127.0.0.1:${board.port}` } });
     expect(answer.status).toBe(200);
     const body = JSON.parse(answer.body);
-    expect(Object.keys(body).sort()).toEqual(['active_agents', 'board', 'leases_expired_last_hour', 'ok', 'server_time', 'tasks_blocked', 'tasks_by_status', 'tasks_ready', 'version']);
+    expect(Object.keys(body).sort()).toEqual(['active_agents', 'board', 'leases_expired_last_hour', 'ok', 'server_time', 'tasks_blocked', 'tasks_by_status', 'tasks_ready', 'uptime_seconds', 'version']);
     expect(body.ok).toBe(true);
     expect(body.board).toBe('Roundtable');
     expect(Object.keys(body.tasks_by_status)).toEqual(['open', 'claimed', 'submitted', 'done', 'cancelled']);

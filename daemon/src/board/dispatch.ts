@@ -4,7 +4,7 @@ import { findTool, IDEMPOTENCY_KEY_PATTERN, IDEMPOTENCY_KEY_TTL_MS, LIMITS, type
 import type { z } from 'zod';
 import type { Agent } from '../agents.js';
 import { asBoardError, InvalidInput, NotFound, RateLimited, Unavailable, type BoardError } from '../errors.js';
-import { infoLine, log } from '../log.js';
+import { requestLine, log } from '../log.js';
 import type { RateLimit } from '../rate-limit.js';
 import { withCallDeadline } from '../store/call-deadline.js';
 import { AuditTicket, IdempotencyKeyTaken, type BoardStore, type Face, type LeaseRenewal } from '../store/store.js';
@@ -159,7 +159,7 @@ export class ToolDispatcher {
       if (renewal) this.options.leases.renewalFailed(renewal);
       outcome = failure.code;
     }
-    infoLine('tool call', {
+    requestLine('tool call', {
       request_id: options.requestId,
       agent: agent.name,
       tool: tool?.name ?? 'unknown_tool',

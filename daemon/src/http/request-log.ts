@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import type { MiddlewareHandler } from 'hono';
 import type { Agent } from '../agents.js';
-import { infoLine, logWritten } from '../log.js';
+import { requestLine, logWritten } from '../log.js';
 
 export type RequestVariables = { requestId: string; agent?: Agent };
 
@@ -14,7 +14,7 @@ export function requestLog(): MiddlewareHandler<{ Variables: RequestVariables }>
     c.set('requestId', requestId);
     c.header('X-Request-Id', requestId);
     await next();
-    infoLine('request', {
+    requestLine('request', {
       request_id: requestId,
       method: c.req.method,
       path: c.req.path,

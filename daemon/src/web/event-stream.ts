@@ -193,10 +193,12 @@ export class LiveStreams {
     for (const [sink, end] of [...this.ends]) if (sink.sessionId === sessionId) end();
   }
 
-  /** Ends every stream, so the server can close (on shutdown). */
-  close(): void {
-    for (const end of [...this.ends.values()]) end();
+  /** Ends every stream, so the server can close (on shutdown); answers how many were open. */
+  close(): number {
+    const open = [...this.ends.values()];
+    for (const end of open) end();
     this.fanOut.close();
+    return open.length;
   }
 
   /** The first stream opened: listen to the board, and beat. */

@@ -51,8 +51,8 @@ export interface WebViewOptions {
 export interface WebView {
   /** Routes for WEB_READ_PATHS, WEB_WRITE_PATHS and WEB_ACTION_PATHS; the caller puts the Host/Origin guard in front of them. */
   readonly routes: Hono;
-  /** Ends every open event stream (before the server closes). */
-  close(): void;
+  /** Ends every open event stream (before the server closes); answers how many were open. */
+  close(): number;
 }
 
 export function createWebView(options: WebViewOptions): WebView {
@@ -103,7 +103,7 @@ export function createWebView(options: WebViewOptions): WebView {
     routes: web as unknown as Hono,
     close: () => {
       stopForgetting?.();
-      live.close();
+      return live.close();
     },
   };
 }
