@@ -6,7 +6,7 @@ import { withGraph, type EdgeWithStatus, type GraphColumns, type TaskGraph } fro
 import type { DependencyEdge, DependencyFacts } from '../store.js';
 import type { Db, Tx } from './connection.js';
 import { enqueueDeliveries } from './webhooks.js';
-import { blockerCancelledEvent } from '../../webhooks/events.js';
+import { blockerCancelledEvent } from '../webhook-events.js';
 
 /** Edge changes take this advisory lock, so two edits cannot each add half of a cycle (SQLite has one writer anyway). */
 const GRAPH_LOCK = 7_316_002;

@@ -9,7 +9,7 @@ import type { Db, Tx } from './connection.js';
 import { endReservations } from './reservations.js';
 import { loadTask } from './tasks.js';
 import { enqueueDeliveries } from './webhooks.js';
-import { leaseExpiredEvent } from '../../webhooks/events.js';
+import { leaseExpiredEvent } from '../webhook-events.js';
 
 export async function expireLeases(tx: Tx, at: string): Promise<ExpiredLease[]> {
   const expired: ExpiredLease[] = [];

@@ -4,7 +4,7 @@ import type { PendingCounts, PendingQuery, ReceiptRow, ReviewNotice, StoredRoomM
 import { recordExtras } from './audit.js';
 import type { Db, Tx } from './connection.js';
 import { enqueueDeliveries } from './webhooks.js';
-import { eventOfRoomMessage } from '../../webhooks/events.js';
+import { eventOfRoomMessage } from '../webhook-events.js';
 
 export async function postRoomMessage(tx: Tx, message: NewRoomMessage, extras: WriteExtras<StoredRoomMessage> | undefined): Promise<StoredRoomMessage> {
   const at = new Date().toISOString();

@@ -23,7 +23,7 @@ import {
 } from '../store.js';
 import { insertActivity } from './activity.js';
 import { enqueueDeliveries } from './webhooks.js';
-import { eventOfChange, eventOfMessage } from '../../webhooks/events.js';
+import { eventOfChange, eventOfMessage } from '../webhook-events.js';
 import { recordExtras } from './audit.js';
 import type { Db, Tx } from './connection.js';
 import { attachGraph, dependentIds, graphFacts, replaceEdges, settle, unfinishedDependentIds } from './dependencies.js';

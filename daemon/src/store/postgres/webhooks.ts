@@ -1,7 +1,7 @@
 // Webhooks on PostgreSQL: the outbox rows written in the change's transaction (enqueueDeliveries, the one place every
 // write path calls), leases taken with FOR UPDATE SKIP LOCKED so that of several daemons one attempts each delivery,
 // and the owner's configuration, secrets included (every daemon signs; docs/DECISIONS.md, issue 26).
-import { eventsColumn, type WebhookEvent } from '../../webhooks/events.js';
+import { eventsColumn, type WebhookEvent } from '../webhook-events.js';
 import { newWebhookId, toDeliveryRow, toWebhookConfig } from '../sqlite/webhooks.js';
 import type { ClaimedDelivery, NewWebhook, OutboxStatus, WebhookAdmin, WebhookConfig, WebhookOutbox } from '../webhooks-port.js';
 import type { Db, Tx } from './connection.js';

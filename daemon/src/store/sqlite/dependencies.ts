@@ -5,7 +5,7 @@ import type Database from 'better-sqlite3';
 import type { TaskStatus } from 'roundtable-shared';
 import type { DependencyEdge, DependencyFacts } from '../store.js';
 import { strandedNote } from '../history-rows.js';
-import { blockerCancelledEvent } from '../../webhooks/events.js';
+import { blockerCancelledEvent } from '../webhook-events.js';
 import type { SqliteWebhooks } from './webhooks.js';
 import { withGraph, type EdgeWithStatus, type GraphColumns, type TaskGraph } from '../task-rows.js';
 

@@ -48,15 +48,14 @@ import { SqliteReservations } from './reservations.js';
 import { SqliteRoom } from './room.js';
 import { SqliteTasks } from './tasks.js';
 import { SqliteWebhooks } from './webhooks.js';
-import { cachedSecrets } from '../../webhooks/secret-file.js';
-import type { WebhookOutbox } from '../webhooks-port.js';
+import type { SecretLookup, WebhookOutbox } from '../webhooks-port.js';
 import { SqliteEventLog } from './event-log.js';
 import { taskEvent, type LoggedEvent } from '../../events.js';
 import { DEFAULT_RETENTION, editEvents, reservationEvents, summaryOf, touchesDependents, transitionEvents, type EventPage, type EventRetention, type LogPosition } from '../event-log.js';
 
 export interface SqliteStoreOptions extends DatabaseOptions {
-  /** webhook-secrets.json: the signing secrets of the board's webhooks (absent: deliveries fail as no_secret). */
-  readonly webhookSecretsPath?: string | undefined;
+  /** The signing secrets of the board's webhooks, from webhook-secrets.json (absent: deliveries fail as no_secret). */
+  readonly webhookSecrets?: SecretLookup | undefined;
   /** Default: DEFAULT_RETENTION. */
   readonly eventRetention?: EventRetention;
 }
@@ -88,7 +87,7 @@ export class SqliteStore implements BoardStore {
     this.idempotency = new SqliteIdempotency(db);
     // The renewal a call carries runs with its audit row; the leases concern is made below, so it is looked up then.
     this.audit = new SqliteAudit(db, this.group, this.idempotency, (r) => this.leases.renewLeases(r.agent, r.until, r.now));
-    this.webhooks = new SqliteWebhooks(db, options.webhookSecretsPath ? cachedSecrets(options.webhookSecretsPath) : undefined);
+    this.webhooks = new SqliteWebhooks(db, options.webhookSecrets);
     this.graph = new SqliteDependencies(db, this.webhooks);
     this.reservations = new SqliteReservations(db, activity, this.audit);
     this.tasks = new SqliteTasks(db, { activity, audit: this.audit, graph: this.graph, reservations: this.reservations, webhooks: this.webhooks });

@@ -8,7 +8,7 @@ import type { SqliteActivity } from './activity.js';
 import type { SqliteReservations } from './reservations.js';
 import type { SqliteTasks } from './tasks.js';
 import type { SqliteWebhooks } from './webhooks.js';
-import { leaseExpiredEvent } from '../../webhooks/events.js';
+import { leaseExpiredEvent } from '../webhook-events.js';
 
 export class SqliteLeases {
   private readonly stmt;

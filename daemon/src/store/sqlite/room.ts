@@ -5,7 +5,7 @@ import type { NewRoomMessage, PendingCounts, PendingQuery, ReceiptRow, ReviewNot
 import type { SqliteAudit } from './audit.js';
 import type { SqliteDependencies } from './dependencies.js';
 import type { SqliteWebhooks } from './webhooks.js';
-import { eventOfRoomMessage } from '../../webhooks/events.js';
+import { eventOfRoomMessage } from '../webhook-events.js';
 
 const now = () => new Date().toISOString();
 

@@ -26,7 +26,7 @@ import type { SqliteAudit } from './audit.js';
 import type { SqliteDependencies } from './dependencies.js';
 import type { SqliteReservations } from './reservations.js';
 import type { SqliteWebhooks } from './webhooks.js';
-import { eventOfChange, eventOfMessage } from '../../webhooks/events.js';
+import { eventOfChange, eventOfMessage } from '../webhook-events.js';
 
 const SUMMARY_COLUMNS = 'id, title, required_skills, status, assignee, created_by, claim_id, lease_expires_at, created_at, updated_at, priority';
 

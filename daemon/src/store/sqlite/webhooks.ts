@@ -1,10 +1,9 @@
 // Webhooks on SQLite: the outbox rows written in the change's transaction (enqueueDeliveries, the one place every
 // write path calls), what the worker takes and records, and the owner's configuration. Secrets live in a file (secret-file.ts).
 import type Database from 'better-sqlite3';
-import { eventsColumn, eventsOfColumn, type WebhookEvent } from '../../webhooks/events.js';
-import type { WebhookFormat } from '../../webhooks/payload.js';
+import { eventsColumn, eventsOfColumn, type WebhookEvent } from '../webhook-events.js';
 import { randomBytes } from 'node:crypto';
-import type { ClaimedDelivery, DeliveryRow, NewWebhook, OutboxStatus, WebhookConfig } from '../webhooks-port.js';
+import type { ClaimedDelivery, DeliveryRow, NewWebhook, OutboxStatus, SecretLookup, WebhookConfig, WebhookFormat } from '../webhooks-port.js';
 
 interface WebhookRow {
   id: string;
@@ -62,7 +61,7 @@ export class SqliteWebhooks {
 
   constructor(
     private readonly db: Database.Database,
-    private readonly secretOf: (id: string) => string | undefined = () => undefined,
+    private readonly secretOf: SecretLookup = () => undefined,
   ) {
     this.stmt = {
       // One statement for every webhook of the event: with none configured it reads one empty table and writes nothing.
