@@ -40,10 +40,12 @@ import { MAINTENANCE_DEADLINES, openPool, transaction, type Deadlines, type Sql,
 import * as graph from './dependencies.js';
 import * as idempotency from './idempotency.js';
 import * as leases from './leases.js';
+import * as leaseRenewal from './lease-renewal.js';
 import { migratePostgres } from './migrate.js';
 import * as reservations from './reservations.js';
 import * as room from './room.js';
 import * as tasks from './tasks.js';
+import * as taskRead from './task-read.js';
 import { postgresOutbox } from './webhooks.js';
 import type { WebhookOutbox } from '../webhooks-port.js';
 import * as eventLog from './event-log.js';
@@ -224,7 +226,7 @@ export class PostgresStore implements BoardStore {
     );
   }
   renewLeases(agent: string, until: string, now: string): Promise<number> {
-    return leases.renewLeases(this.sql, agent, until, now);
+    return leaseRenewal.renewLeases(this.sql, agent, until, now);
   }
   leasesHeldBy(agent: string): Promise<LeaseView[]> {
     return leases.leasesHeldBy(this.sql, agent);
@@ -243,7 +245,7 @@ export class PostgresStore implements BoardStore {
     let change: ReservationChange | undefined;
     let task: Task | undefined;
     return this.change(
-      async (tx) => reservations.changeReservations(tx, (task = await tasks.lockTask(tx, taskId)), lookup, (t, own, sight) => (change = decide(t, own, sight)), extras),
+      async (tx) => reservations.changeReservations(tx, (task = await taskRead.lockTask(tx, taskId)), lookup, (t, own, sight) => (change = decide(t, own, sight)), extras),
       () => reservationEvents(summaryOf(task!), change!),
     );
   }

@@ -1,7 +1,7 @@
 // The room on PostgreSQL: messages to all or to named members, receipts, per-agent cursors, and what waits for an agent.
 import { postedRoomMessage, recipientsColumn, toRoomMessage, type RoomRow } from '../room-rows.js';
 import type { PendingCounts, PendingQuery, ReceiptRow, ReviewNotice, StoredRoomMessage, NewRoomMessage, WriteExtras } from '../store.js';
-import { recordExtras } from './audit.js';
+import { recordExtras } from './write-extras.js';
 import type { Db, Tx } from './connection.js';
 import { enqueueDeliveries } from './webhooks.js';
 import { eventOfRoomMessage } from '../webhook-events.js';
