@@ -2,8 +2,8 @@
 // write path calls), leases taken with FOR UPDATE SKIP LOCKED so that of several daemons one attempts each delivery,
 // and the owner's configuration, secrets included (every daemon signs; docs/DECISIONS.md, issue 26).
 import { eventsColumn, type WebhookEvent } from '../webhook-events.js';
-import { newWebhookId, toDeliveryRow, toWebhookConfig } from '../sqlite/webhooks.js';
-import type { ClaimedDelivery, NewWebhook, OutboxStatus, WebhookAdmin, WebhookConfig, WebhookOutbox } from '../webhooks-port.js';
+import { newWebhookId, toClaimedDelivery, toDeliveryRow, toWebhookConfig } from '../webhook-rows.js';
+import type { NewWebhook, OutboxStatus, WebhookAdmin, WebhookConfig, WebhookOutbox } from '../webhooks-port.js';
 import type { Db, Tx } from './connection.js';
 
 /**
@@ -50,15 +50,7 @@ export function postgresOutbox(sql: Db): WebhookOutbox {
         )
         SELECT taken.*, w.url, w.events, w.format, w.allow_loopback, w.allow_private, w.secret, w.created_at AS hook_created_at
         FROM taken JOIN webhooks w ON w.id = taken.webhook_id`;
-      return rows.map(
-        (r): ClaimedDelivery => ({
-          id: r.id,
-          event: JSON.parse(r.facts) as WebhookEvent,
-          attempts: Number(r.attempts),
-          webhook: toWebhookConfig({ ...r, id: r.webhook_id, created_at: r.hook_created_at }),
-          secret: r.secret,
-        }),
-      );
+      return rows.map((r) => toClaimedDelivery(r, { ...r, id: r.webhook_id, created_at: r.hook_created_at }, r.secret));
     },
     async markDelivered(id, at) {
       await sql`UPDATE webhook_deliveries SET state = 'delivered', attempts = attempts + 1, lease_until = NULL, last_error = NULL, finished_at = ${at}

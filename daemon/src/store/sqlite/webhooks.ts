@@ -1,9 +1,9 @@
 // Webhooks on SQLite: the outbox rows written in the change's transaction (enqueueDeliveries, the one place every
 // write path calls), what the worker takes and records, and the owner's configuration. Secrets live in a file (secret-file.ts).
 import type Database from 'better-sqlite3';
-import { eventsColumn, eventsOfColumn, type WebhookEvent } from '../webhook-events.js';
-import { randomBytes } from 'node:crypto';
-import type { ClaimedDelivery, DeliveryRow, NewWebhook, OutboxStatus, SecretLookup, WebhookConfig, WebhookFormat } from '../webhooks-port.js';
+import { eventsColumn, type WebhookEvent } from '../webhook-events.js';
+import { toClaimedDelivery, toDeliveryRow, toWebhookConfig } from '../webhook-rows.js';
+import type { ClaimedDelivery, NewWebhook, OutboxStatus, SecretLookup, WebhookConfig } from '../webhooks-port.js';
 
 interface WebhookRow {
   id: string;
@@ -25,35 +25,6 @@ interface DeliveryDbRow {
   next_attempt_at: string;
   last_error: string | null;
   created_at: string;
-}
-
-export function toWebhookConfig(row: { id: string; url: string; events: string; format: string; allow_loopback: unknown; allow_private: unknown; created_at: string }): WebhookConfig {
-  return {
-    id: row.id,
-    url: row.url,
-    events: eventsOfColumn(row.events),
-    format: row.format as WebhookFormat,
-    allowLoopback: Boolean(row.allow_loopback),
-    allowPrivate: Boolean(row.allow_private),
-    createdAt: row.created_at,
-  };
-}
-
-export function toDeliveryRow(row: { id: string; webhook_id: string; event: string; state: string; attempts: unknown; next_attempt_at: string; last_error: string | null; created_at: string }): DeliveryRow {
-  return {
-    id: row.id,
-    webhookId: row.webhook_id,
-    event: row.event as DeliveryRow['event'],
-    state: row.state as DeliveryRow['state'],
-    attempts: Number(row.attempts),
-    nextAttemptAt: row.next_attempt_at,
-    lastError: row.last_error,
-    createdAt: row.created_at,
-  };
-}
-
-export function newWebhookId(): string {
-  return `wh_${randomBytes(6).toString('hex')}`;
 }
 
 export class SqliteWebhooks {
@@ -109,7 +80,7 @@ export class SqliteWebhooks {
       if (held.has(row.id) || claimed.length >= limit) continue;
       const webhook = this.stmt.webhook.get(row.webhook_id) as WebhookRow | undefined;
       if (!webhook) continue;
-      claimed.push({ id: row.id, event: JSON.parse(row.facts) as WebhookEvent, attempts: row.attempts, webhook: toWebhookConfig(webhook), secret: this.secretOf(row.webhook_id) });
+      claimed.push(toClaimedDelivery(row, webhook, this.secretOf(row.webhook_id)));
     }
     return claimed;
   }
