@@ -5,8 +5,6 @@ import { strandedNote } from '../history-rows.js';
 import { withGraph, type EdgeWithStatus, type GraphColumns, type TaskGraph } from '../task-rows.js';
 import type { DependencyEdge, DependencyFacts } from '../store.js';
 import type { Db, Tx } from './connection.js';
-import { enqueueDeliveries } from './webhooks.js';
-import { blockerCancelledEvent } from '../webhook-events.js';
 
 /** Edge changes take this advisory lock, so two edits cannot each add half of a cycle (SQLite has one writer anyway). */
 const GRAPH_LOCK = 7_316_002;
@@ -69,7 +67,6 @@ export async function settle(tx: Tx, taskId: number, status: TaskStatus, at: str
       SELECT id, 'roundtable', 'blocker_cancelled', status, status, assignee, ${note}, claim_id, ${at} FROM stranded ORDER BY id
     )
     SELECT id, title, status, assignee FROM stranded ORDER BY id`;
-  for (const task of stranded) await enqueueDeliveries(tx, blockerCancelledEvent(task, taskId, at));
 }
 
 export async function dependentIds(db: Db, taskId: number): Promise<number[]> {

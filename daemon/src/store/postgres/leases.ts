@@ -8,8 +8,6 @@ import { insertActivity } from './activity.js';
 import type { Db, Tx } from './connection.js';
 import { endReservations } from './claim-end.js';
 import { loadTask } from './task-read.js';
-import { enqueueDeliveries } from './webhooks.js';
-import { leaseExpiredEvent } from '../webhook-events.js';
 
 export async function expireLeases(tx: Tx, at: string): Promise<ExpiredLease[]> {
   const expired: ExpiredLease[] = [];
@@ -23,7 +21,6 @@ export async function expireLeases(tx: Tx, at: string): Promise<ExpiredLease[]> 
     await insertActivity(tx, leaseExpiredRow(lapse, at));
     await endReservations(tx, { taskId: lapse.id, claimId: lapse.claim_id, status: 'open', assignee: null, how: 'lease_expired', at });
     const task = await loadTask(tx, lapse.id);
-    await enqueueDeliveries(tx, leaseExpiredEvent(task, lapse.assignee, at));
     expired.push({ task, holder: lapse.assignee, claimId: lapse.claim_id, expiredAt: lapse.lease_expires_at });
   }
   return expired;

@@ -21,8 +21,6 @@ import {
   type WriteExtras,
 } from '../store.js';
 import { insertActivity } from './activity.js';
-import { enqueueDeliveries } from './webhooks.js';
-import { eventOfChange, eventOfMessage } from '../webhook-events.js';
 import { recordExtras } from './write-extras.js';
 import type { Db, Tx } from './connection.js';
 import { attachGraph, dependentIds, graphFacts, replaceEdges, settle, unfinishedDependentIds } from './dependencies.js';
@@ -179,7 +177,6 @@ export async function transition(tx: Tx, id: number, decide: DecideChange, extra
     { prepare: true },
   );
   const claimId = row!.claim_id;
-  await enqueueDeliveries(tx, eventOfChange(before, change, at));
   if (settlesDependents(before, change)) await settle(tx, id, change.status, at);
   // A reservation belongs to its claim: when the claim ends, so does it, in this same transaction.
   const ended = endedClaim(before, change, claimId, at);
@@ -196,7 +193,6 @@ export async function postMessage(tx: Tx, id: number, check: CheckTask, message:
   const [row] = await tx<Array<{ id: number }>>`INSERT INTO messages (task_id, author, kind, text, created_at)
     VALUES (${id}, ${message.author}, ${message.kind}, ${message.text}, ${at}) RETURNING id`;
   const posted: Message = { id: row!.id, task_id: id, author: message.author, kind: message.kind, text: message.text, created_at: at };
-  await enqueueDeliveries(tx, eventOfMessage(task, posted, at));
   return recordExtras(tx, extras, posted, id);
 }
 

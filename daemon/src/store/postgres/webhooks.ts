@@ -1,5 +1,5 @@
-// Webhooks on PostgreSQL: the outbox rows written in the change's transaction (enqueueDeliveries, the one place every
-// write path calls), leases taken with FOR UPDATE SKIP LOCKED so that of several daemons one attempts each delivery,
+// Webhooks on PostgreSQL: the outbox rows written in the change's transaction (enqueueDeliveries, which the store's change()
+// calls for what consequences.ts derives), leases taken with FOR UPDATE SKIP LOCKED so that of several daemons one attempts each delivery,
 // and the owner's configuration, secrets included (every daemon signs; docs/DECISIONS.md, issue 26).
 import { eventsColumn, type WebhookEvent } from '../webhook-events.js';
 import { newWebhookId, toClaimedDelivery, toDeliveryRow, toWebhookConfig } from '../webhook-rows.js';
@@ -8,7 +8,7 @@ import type { Db, Tx } from './connection.js';
 
 /**
  * Writes one outbox row per webhook listening to the event, inside the caller's transaction; null writes nothing (and
- * costs no round trip). Every board change that tells people calls this once.
+ * costs no round trip). Called only from the store's change().
  */
 export async function enqueueDeliveries(tx: Tx, event: WebhookEvent | null): Promise<void> {
   if (!event) return;

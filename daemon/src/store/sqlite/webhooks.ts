@@ -1,5 +1,5 @@
-// Webhooks on SQLite: the outbox rows written in the change's transaction (enqueueDeliveries, the one place every
-// write path calls), what the worker takes and records, and the owner's configuration. Secrets live in a file (secret-file.ts).
+// Webhooks on SQLite: the outbox rows written in the change's transaction (enqueueDeliveries, which the store's change()
+// calls for what consequences.ts derives), what the worker takes and records, and the owner's configuration. Secrets live in a file (secret-file.ts).
 import type Database from 'better-sqlite3';
 import { eventsColumn, type WebhookEvent } from '../webhook-events.js';
 import { toClaimedDelivery, toDeliveryRow, toWebhookConfig } from '../webhook-rows.js';
@@ -66,7 +66,7 @@ export class SqliteWebhooks {
 
   /**
    * Writes one outbox row per webhook listening to the event, inside the caller's transaction; null writes nothing.
-   * Every board change that tells people calls this once (the single point a durable event log can take over).
+   * Called only from the store's change(), for the webhook events consequences.ts derives from the change.
    */
   enqueueDeliveries(event: WebhookEvent | null): void {
     if (!event) return;
