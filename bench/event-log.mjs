@@ -7,18 +7,17 @@
 //                      through daemon B; A reads them from the log once its listener is back (needs a PostgreSQL cluster)
 import http from 'node:http';
 import net from 'node:net';
-import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { children, CONFIG, createLoad, inRounds, postToolAnswer, ROOT, schemaVersionAt, seedClaimBoard } from './harness.mjs';
+import { createBenchDatabase, PG_ADMIN_URL } from './pg-database.mjs';
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const BRIDGE_BIN = join(ROOT, 'bridge/bin/roundtable-bridge.js');
 const BASE_REV = process.env.BENCH_EVENT_LOG_BASE_REV ?? 'ad29347';
-const ADMIN_URL = process.env.ROUNDTABLE_BENCH_PG_URL ?? process.env.ROUNDTABLE_TEST_PG_URL;
 
 async function tool(agent, port, token, name, args) {
   const res = await postToolAnswer(agent, port, token, name, args, 70_000);
@@ -146,26 +145,12 @@ async function relayTo(port) {
   };
 }
 
-async function createDatabase(label) {
-  const admin = new pg.Client({ connectionString: ADMIN_URL });
-  const name = `bench_${label}_${randomBytes(4).toString('hex')}`;
-  await admin.connect();
-  try {
-    await admin.query(`CREATE DATABASE ${name}`);
-  } finally {
-    await admin.end();
-  }
-  const url = new URL(ADMIN_URL);
-  url.pathname = `/${name}`;
-  return url.toString();
-}
-
 /** A 10 s outage of daemon A's database link, 10,000 changes written through B meanwhile, and A's replay after it. */
 export async function benchListenReplay(h, { events = 10_000, outageMs = 10_000 } = {}) {
-  if (!ADMIN_URL) return h.report.note('listen_replay: skipped, no PostgreSQL (set ROUNDTABLE_BENCH_PG_URL, e.g. from `eval "$(scripts/pg-cluster.sh start)"`)');
+  if (!PG_ADMIN_URL) return h.report.note('listen_replay: skipped, no PostgreSQL (set ROUNDTABLE_BENCH_PG_URL, e.g. from `eval "$(scripts/pg-cluster.sh start)"`)');
   const dir = h.makeTempDir();
   const { path: agentsPath, agents } = h.writeAgents(dir);
-  const url = await createDatabase('replay');
+  const url = await createBenchDatabase('replay');
   const relay = await relayTo(Number(new URL(url).port));
   const relayed = new URL(url);
   relayed.port = String(relay.port);

@@ -4,11 +4,11 @@
 // create databases (scripts/pg-cluster.sh start prints one). Without it the sections say so and measure nothing.
 import { readdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
-import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { postToolAnswer } from './harness.mjs';
+import { createBenchDatabase, PG_ADMIN_URL } from './pg-database.mjs';
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 /**
@@ -16,22 +16,6 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
  * compares with. BENCH_PG_BASELINE_REV picks another.
  */
 const PG_BASELINE_REV = process.env.BENCH_PG_BASELINE_REV ?? '91460d2';
-const ADMIN_URL = process.env.ROUNDTABLE_BENCH_PG_URL ?? process.env.ROUNDTABLE_TEST_PG_URL;
-
-
-async function createDatabase(label) {
-  const admin = new pg.Client({ connectionString: ADMIN_URL });
-  const name = `bench_${label}_${randomBytes(4).toString('hex')}`;
-  await admin.connect();
-  try {
-    await admin.query(`CREATE DATABASE ${name}`);
-  } finally {
-    await admin.end();
-  }
-  const url = new URL(ADMIN_URL);
-  url.pathname = `/${name}`;
-  return url.toString();
-}
 
 function skipped(h, section) {
   h.report.note(`${section}: skipped, no PostgreSQL (set ROUNDTABLE_BENCH_PG_URL, e.g. from \`eval "$(scripts/pg-cluster.sh start)"\`)`);
@@ -92,7 +76,7 @@ async function claimLoad(daemons, tokens, { concurrency, warmupMs, measureMs }) 
 }
 
 export async function benchPgClaims(h, { concurrency, seed, warmupMs, measureMs }) {
-  if (!ADMIN_URL) return skipped(h, 'pg_claims');
+  if (!PG_ADMIN_URL) return skipped(h, 'pg_claims');
   const dir = h.makeTempDir();
   const { path: agentsPath, agents } = h.writeAgents(dir);
   const tokens = ['reader', 'claimer', 'lister', 'helper'].map((n) => agents[n].token);
@@ -112,7 +96,7 @@ export async function benchPgClaims(h, { concurrency, seed, warmupMs, measureMs 
     { label: `PostgreSQL on postgres.js (git ${PG_BASELINE_REV})`, daemons: 3, pg: true, bin: baseline.bin, key: 'pg3before' },
   ];
   for (const config of configs) {
-    const board = config.pg ? { url: await createDatabase(`claims${config.daemons}`) } : { path: join(dir, 'claims.db') };
+    const board = config.pg ? { url: await createBenchDatabase(`claims${config.daemons}`) } : { path: join(dir, 'claims.db') };
     const env = config.pg ? { ROUNDTABLE_DATABASE_URL: board.url } : {};
     const options = { env, ...(config.bin && { bin: config.bin }) };
     const daemons = [];
@@ -138,10 +122,10 @@ export async function benchPgClaims(h, { concurrency, seed, warmupMs, measureMs 
 }
 
 export async function benchPgWake(h, { rounds }) {
-  if (!ADMIN_URL) return skipped(h, 'pg_wake');
+  if (!PG_ADMIN_URL) return skipped(h, 'pg_wake');
   const dir = h.makeTempDir();
   const { path: agentsPath, agents } = h.writeAgents(dir);
-  const url = await createDatabase('wake');
+  const url = await createBenchDatabase('wake');
   const env = { ROUNDTABLE_DATABASE_URL: url };
   const daemons = [];
   const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
@@ -237,12 +221,12 @@ function clusterCpuMs(h) {
  * cluster with one client (so no two calls share a burst), background work (lease and presence timers) included.
  */
 export async function benchPgCost(h, { rounds, roundMs, clients, calls }) {
-  if (!ADMIN_URL) return skipped(h, 'pg_cost');
+  if (!PG_ADMIN_URL) return skipped(h, 'pg_cost');
   const rev = process.env.BENCH_MINIMAL_BEFORE_REV ?? 'ad29347';
   const dir = h.makeTempDir();
   const { path: agentsPath, agents } = h.writeAgents(dir);
   const before = h.buildDaemonAt(rev, dir, 'pg-cost-before');
-  const relay = await countingRelay(new URL(ADMIN_URL));
+  const relay = await countingRelay(new URL(PG_ADMIN_URL));
   const configs = [
     { name: 'SQLite, now', pg: false },
     { name: 'SQLite, before', pg: false, bin: before.bin },
@@ -255,7 +239,7 @@ export async function benchPgCost(h, { rounds, roundMs, clients, calls }) {
     for (const config of configs) {
       let url;
       if (config.pg) {
-        url = new URL(await createDatabase('cost'));
+        url = new URL(await createBenchDatabase('cost'));
         url.port = String(relay.port);
       }
       const path = join(dir, `${config.name.replace(/\W+/g, '_')}.db`);

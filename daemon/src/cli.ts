@@ -18,8 +18,8 @@ import { VERSION } from './version.js';
 import { describeDatabase } from './store/open.js';
 import { MigrationRefused } from './store/migration-refused.js';
 import { addWebhook, openWebhookAdmin, queueTest, shownUrl, WebhookCommandError } from './webhooks-admin.js';
-import { WEBHOOK_EVENTS } from './webhooks/events.js';
-import { WEBHOOK_FORMATS } from './webhooks/payload.js';
+import { WEBHOOK_EVENTS } from './store/webhook-events.js';
+import { WEBHOOK_FORMATS } from './store/webhooks-port.js';
 
 const OPTIONS = {
   json: { type: 'boolean' },

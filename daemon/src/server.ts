@@ -28,6 +28,7 @@ import { listenFailure } from './port-check.js';
 import { recordLockAddress } from './db-lock.js';
 import { DeliveryWorker } from './webhooks/worker.js';
 import { DEFAULT_RETRY } from './webhooks/backoff.js';
+import { cachedSecrets, secretsPathBeside } from './webhooks/secret-file.js';
 
 /** Several daemons on one database: each reads the earliest lease expiry again at least this often. */
 const SHARED_LEASE_RECHECK_MS = 5_000;
@@ -107,7 +108,7 @@ export async function startBoard(config: Config): Promise<RunningBoard> {
   // SQLite: agents.json, checked before the database is opened. PostgreSQL: the agents table, once the database is open.
   const fileRegistry = config.databaseUrl ? undefined : AgentRegistry.fromFile(config.agentsConfigPath, onReloaded);
   const tls = config.tls ? { cert: readFileSync(config.tls.certPath), key: readFileSync(config.tls.keyPath) } : undefined;
-  const opened = await openStore(config);
+  const opened = await openStore(config, { webhookSecrets: cachedSecrets(secretsPathBeside(config.agentsConfigPath)) });
   let registry: AgentRegistry;
   try {
     registry = fileRegistry ?? (await agentsFromDatabase(opened.pg!, config.agentsConfigPath, onReloaded));

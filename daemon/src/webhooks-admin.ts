@@ -2,12 +2,12 @@
 // configure them (no tool does). The signing secret is printed once by `add`; on SQLite it is kept in
 // webhook-secrets.json (mode 600) beside agents.json, on PostgreSQL in the webhooks table (docs/DECISIONS.md).
 import type { Config } from './config.js';
-import { WEBHOOK_EVENTS, testEvent, type WebhookEventType } from './webhooks/events.js';
-import { WEBHOOK_FORMATS, type WebhookFormat } from './webhooks/payload.js';
+import { WEBHOOK_EVENTS, testEvent, type WebhookEventType } from './store/webhook-events.js';
+import { newWebhookId } from './store/webhook-rows.js';
 import { checkWebhookUrl } from './webhooks/address-policy.js';
 import { generateSecret } from './webhooks/signing.js';
 import { readSecrets, secretsPathBeside, writeSecrets } from './webhooks/secret-file.js';
-import type { NewWebhook, WebhookAdmin, WebhookConfig } from './store/webhooks-port.js';
+import { WEBHOOK_FORMATS, type NewWebhook, type WebhookAdmin, type WebhookConfig, type WebhookFormat } from './store/webhooks-port.js';
 
 export class WebhookCommandError extends Error {}
 
@@ -33,7 +33,7 @@ export function shownUrl(url: string): string {
 }
 
 async function openSqliteAdmin(config: Config): Promise<WebhookAdmin> {
-  const [{ openDatabase }, { migrate }, { SqliteWebhooks, newWebhookId }] = await Promise.all([
+  const [{ openDatabase }, { migrate }, { SqliteWebhooks }] = await Promise.all([
     import('./store/sqlite/connection.js'),
     import('./store/sqlite/migrate.js'),
     import('./store/sqlite/webhooks.js'),

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
 import { addressRefusal, checkWebhookUrl, WebhookUrlRefused } from '../../daemon/src/webhooks/address-policy.js';
 import { retryDelayMs } from '../../daemon/src/webhooks/backoff.js';
-import { eventOfChange, eventOfMessage, eventOfRoomMessage, type WebhookEvent } from '../../daemon/src/webhooks/events.js';
+import { eventOfChange, eventOfMessage, eventOfRoomMessage, type WebhookEvent } from '../../daemon/src/store/webhook-events.js';
 import { cutTitle, escapeDiscord, escapeSlack, renderBody, TITLE_LIMIT } from '../../daemon/src/webhooks/payload.js';
 import { generateSecret, signatureHeader } from '../../daemon/src/webhooks/signing.js';
 import { attemptDelivery } from '../../daemon/src/webhooks/deliver.js';

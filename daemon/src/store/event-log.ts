@@ -2,7 +2,7 @@
 // through it, and the pure rules that turn a written change into its events (ids, states and names, never board text).
 import type { Task, TaskSummary } from 'roundtable-shared';
 import { taskEvent, type LoggedEvent } from '../events.js';
-import type { ReservationChange, TaskChange, TaskEdit } from './store.js';
+import type { ReservationChange, TaskChange, TaskEdit } from './changes.js';
 
 /**
  * A position in the log: rows are read in (xid, id) order. On SQLite xid is always "0" (one writer: ids are commit

@@ -5,8 +5,7 @@ import type { Config } from '../config.js';
 import { lockDatabase } from '../db-lock.js';
 import type { SharedState } from './postgres/shared.js';
 import type { BoardStore } from './store.js';
-import type { WebhookOutbox } from './webhooks-port.js';
-import { secretsPathBeside } from '../webhooks/secret-file.js';
+import type { SecretLookup, WebhookOutbox } from './webhooks-port.js';
 
 export interface OpenedStore {
   readonly store: BoardStore;
@@ -22,7 +21,12 @@ export interface OpenedStore {
   close(): Promise<void>;
 }
 
-export async function openStore(config: Config): Promise<OpenedStore> {
+export interface OpenOptions {
+  /** The SQLite board's webhook secrets (its file is the process's to find); PostgreSQL keeps them in a table. */
+  readonly webhookSecrets?: SecretLookup | undefined;
+}
+
+export async function openStore(config: Config, options: OpenOptions = {}): Promise<OpenedStore> {
   if (config.databaseUrl) {
     // Loaded only when asked for, so a SQLite board never reads the PostgreSQL driver.
     const [{ PostgresStore }, { startSharedState }] = await Promise.all([import('./postgres/index.js'), import('./postgres/shared.js')]);
@@ -54,7 +58,7 @@ export async function openStore(config: Config): Promise<OpenedStore> {
     const store = new SqliteStore({
       path: config.dbPath,
       busyTimeoutMs: config.deadlines.busyMs,
-      webhookSecretsPath: secretsPathBeside(config.agentsConfigPath),
+      webhookSecrets: options.webhookSecrets,
       eventRetention: config.eventRetention,
     });
     return {

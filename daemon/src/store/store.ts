@@ -1,23 +1,10 @@
 // The board's storage interface: async, one method per board operation, each one whole transaction.
 // Rules are passed in as pure decisions, so a PostgreSQL store can run the same ones inside BEGIN ... COMMIT.
+import type { ReservationChange, TaskChange, TaskEdit } from './changes.js';
 import type { EventPage, LogPosition } from './event-log.js';
 import { LIMITS, type Activity, type Message, type MessageKind, type Priority, type Reservation, type Review, type Task, type TaskStatus, type TaskSummary, type Verdict } from 'roundtable-shared';
 
-/** What a decision asks the store to write when it accepts a task transition. */
-export interface TaskChange {
-  /** The agent making the change, recorded in the history. */
-  readonly actor: string;
-  readonly status: TaskStatus;
-  readonly assignee: string | null;
-  /** Omitted: keep the stored result. */
-  readonly result?: string | null;
-  /** The activity row to append (who did what). */
-  readonly action: string;
-  readonly note?: string | null;
-  readonly review?: { readonly verdict: Verdict; readonly note: string | null; readonly submitter: string | null };
-  /** A new claim: the store gives it a fresh claim id and this lease. Leaving `claimed` always ends the lease. */
-  readonly lease?: { readonly expiresAt: string };
-}
+export type { NewReservation, ReservationChange, TaskChange, TaskEdit } from './changes.js';
 
 /** A pure rule: looks at the task as stored now and returns the change, or throws a BoardError. */
 export type DecideChange = (task: Task) => TaskChange;
@@ -52,22 +39,6 @@ export interface DependencyFacts {
 
 /** A pure rule over proposed dependencies: accepts, or throws a BoardError naming the ids. */
 export type CheckDependencies = (facts: DependencyFacts) => void;
-
-/** What an accepted edit writes: the new values of the changed fields, and the old ones for the history row. */
-export interface TaskEdit {
-  readonly actor: string;
-  readonly set: {
-    readonly title?: string;
-    readonly description?: string;
-    readonly requiredSkills?: readonly string[];
-    readonly priority?: Priority;
-    readonly assignee?: string | null;
-    readonly dependsOn?: readonly number[];
-  };
-  /** The tool's names of the changed fields, in a fixed order. */
-  readonly fields: readonly string[];
-  readonly old: Readonly<Record<string, unknown>>;
-}
 
 /** A pure rule for an edit: the task as stored and the facts of its proposed dependencies; null when nothing changes. */
 export type DecideEdit = (task: Task, facts: DependencyFacts) => TaskEdit | null;
@@ -292,15 +263,6 @@ export interface Holding {
   readonly lease_expires_at: string | null;
 }
 
-/** A path reservation to write, as decided by the rule. */
-export interface NewReservation {
-  readonly pattern: string;
-  /** Its literal prefix key (overlap.ts literalPrefix), kept in the prefix column. */
-  readonly prefix: string;
-  readonly exclusive: boolean;
-  readonly reason: string | null;
-}
-
 /**
  * Where a reservation rule looks: a scope ('' is the default), and the version of it the caller's index of that
  * scope is at (-1: it has none), so the store hands the rule only what changed since.
@@ -338,19 +300,6 @@ export interface ReservationSight {
   readonly changes: ReservationChanges;
   /** Live reservations the acting agent holds, over all its claims and scopes. */
   readonly agentHolds: number;
-}
-
-/** What a reservation rule asks the store to write: rows to add (or re-reserve) on the current claim, and the history row. */
-export interface ReservationChange {
-  readonly actor: string;
-  readonly claimId: number;
-  readonly scope: string;
-  readonly add: readonly NewReservation[];
-  /** Ids of the claim's reservations to delete. */
-  readonly remove: readonly number[];
-  /** The activity row: paths_reserved or paths_released. */
-  readonly action: string;
-  readonly note: string;
 }
 
 /**

@@ -1,6 +1,9 @@
 // The webhook outbox and configuration as both stores keep them: the ports the delivery worker and the CLI use.
-import type { WebhookEvent, WebhookEventType } from '../webhooks/events.js';
-import type { WebhookFormat } from '../webhooks/payload.js';
+import type { WebhookEvent, WebhookEventType } from './webhook-events.js';
+
+/** How a webhook's body is written (webhooks/payload.ts renders each). */
+export const WEBHOOK_FORMATS = ['json', 'slack', 'discord', 'ntfy'] as const;
+export type WebhookFormat = (typeof WEBHOOK_FORMATS)[number];
 
 export interface WebhookConfig {
   readonly id: string;
@@ -20,6 +23,12 @@ export interface NewWebhook {
   readonly allowPrivate: boolean;
   readonly secret: string;
 }
+
+/**
+ * The signing secret of a webhook by its id, or undefined when it cannot be read. The SQLite board keeps secrets in a
+ * file beside agents.json (webhooks/secret-file.ts), which the process hands the store as this lookup.
+ */
+export type SecretLookup = (webhookId: string) => string | undefined;
 
 /** A delivery a worker holds the lease of, with what it needs to send it. */
 export interface ClaimedDelivery {

@@ -1,9 +1,7 @@
 // What a receiver is sent, per format: JSON with ids, states and names; Slack, Discord and ntfy with a line for people,
 // the task title escaped for the target's markup, marked as written by an agent and cut to TITLE_LIMIT characters.
-import type { WebhookEvent, WebhookEventType } from './events.js';
-
-export const WEBHOOK_FORMATS = ['json', 'slack', 'discord', 'ntfy'] as const;
-export type WebhookFormat = (typeof WEBHOOK_FORMATS)[number];
+import type { WebhookEvent, WebhookEventType } from '../store/webhook-events.js';
+import type { WebhookFormat } from '../store/webhooks-port.js';
 
 /** The most characters of a task title a chat message carries; a longer one is cut and ends with an ellipsis. */
 export const TITLE_LIMIT = 120;

@@ -1,8 +1,7 @@
 // The audit log on PostgreSQL: one row per tool call, append-only (a trigger refuses UPDATE, DELETE and TRUNCATE).
-import type { AuditRow, LeaseRenewal, WriteExtras } from '../store.js';
-import type { Db, Tx } from './connection.js';
-import { recordResponse } from './idempotency.js';
-import { renewalStatement, renewLeases } from './leases.js';
+import type { AuditRow, LeaseRenewal } from '../store.js';
+import type { Db } from './connection.js';
+import { renewalStatement } from './lease-renewal.js';
 
 /** The row and the renewal in one statement: one commit, so neither stands without the other. */
 let auditAndRenewal: string | undefined;
@@ -24,20 +23,4 @@ export async function lastSeen(db: Db, names: readonly string[]): Promise<Map<st
     SELECT a.name AS agent, (SELECT MAX(at) FROM audit_log WHERE agent = a.name) AS at FROM unnest(${[...names]}::text[]) AS a(name)`;
   for (const row of rows) if (row.at) seen.set(row.agent, row.at);
   return seen;
-}
-
-/**
- * Inside the caller's transaction: the response under its idempotency key (throwing, so rolling back, if another
- * request took the key first), and the call's audit row.
- */
-export async function recordExtras<T>(tx: Tx, extras: WriteExtras<T> | undefined, result: T, taskId: number | null): Promise<T> {
-  const audit = extras?.audit;
-  // Sent together (the pool pipelines the statements of one transaction): one round trip for all.
-  await Promise.all([
-    recordResponse(tx, extras?.response, result),
-    audit && tx`INSERT INTO audit_log (at, agent, tool, task_id, outcome, face) VALUES (${new Date().toISOString()}, ${audit.row.agent}, ${audit.row.tool}, ${audit.row.taskId ?? taskId}, 'ok', ${audit.row.face ?? null})`,
-    audit?.renewal && renewLeases(tx, audit.renewal.agent, audit.renewal.until, audit.renewal.now),
-  ]);
-  if (audit) audit.written = true;
-  return result;
 }

@@ -5,8 +5,6 @@ import { strandedNote } from '../history-rows.js';
 import { withGraph, type EdgeWithStatus, type GraphColumns, type TaskGraph } from '../task-rows.js';
 import type { DependencyEdge, DependencyFacts } from '../store.js';
 import type { Db, Tx } from './connection.js';
-import { enqueueDeliveries } from './webhooks.js';
-import { blockerCancelledEvent } from '../../webhooks/events.js';
 
 /** Edge changes take this advisory lock, so two edits cannot each add half of a cycle (SQLite has one writer anyway). */
 const GRAPH_LOCK = 7_316_002;
@@ -60,16 +58,11 @@ export async function settle(tx: Tx, taskId: number, status: TaskStatus, at: str
   await tx.unsafe(`UPDATE tasks SET ${RECOUNT} WHERE id IN (SELECT task_id FROM task_dependencies WHERE depends_on = $1)`, [taskId]);
   if (status !== 'cancelled') return;
   const note = strandedNote(taskId);
-  const stranded = await tx<Array<{ id: number; title: string; status: TaskStatus; assignee: string | null }>>`
-    WITH stranded AS (
-      SELECT t.id, t.title, t.status, t.assignee, t.claim_id FROM task_dependencies d JOIN tasks t ON t.id = d.task_id
-      WHERE d.depends_on = ${taskId} AND t.status NOT IN ('done', 'cancelled')
-    ), noted AS (
-      INSERT INTO activity (task_id, agent, action, from_status, to_status, assignee, note, claim_id, created_at)
-      SELECT id, 'roundtable', 'blocker_cancelled', status, status, assignee, ${note}, claim_id, ${at} FROM stranded ORDER BY id
-    )
-    SELECT id, title, status, assignee FROM stranded ORDER BY id`;
-  for (const task of stranded) await enqueueDeliveries(tx, blockerCancelledEvent(task, taskId, at));
+  await tx`
+    INSERT INTO activity (task_id, agent, action, from_status, to_status, assignee, note, claim_id, created_at)
+    SELECT t.id, 'roundtable', 'blocker_cancelled', t.status, t.status, t.assignee, ${note}, t.claim_id, ${at}
+    FROM task_dependencies d JOIN tasks t ON t.id = d.task_id
+    WHERE d.depends_on = ${taskId} AND t.status NOT IN ('done', 'cancelled') ORDER BY t.id`;
 }
 
 export async function dependentIds(db: Db, taskId: number): Promise<number[]> {

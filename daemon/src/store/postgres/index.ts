@@ -40,15 +40,17 @@ import { MAINTENANCE_DEADLINES, openPool, transaction, type Deadlines, type Sql,
 import * as graph from './dependencies.js';
 import * as idempotency from './idempotency.js';
 import * as leases from './leases.js';
+import * as leaseRenewal from './lease-renewal.js';
 import { migratePostgres } from './migrate.js';
 import * as reservations from './reservations.js';
 import * as room from './room.js';
 import * as tasks from './tasks.js';
-import { postgresOutbox } from './webhooks.js';
+import * as taskRead from './task-read.js';
+import { enqueueDeliveries, postgresOutbox } from './webhooks.js';
 import type { WebhookOutbox } from '../webhooks-port.js';
 import * as eventLog from './event-log.js';
-import { taskEvent, type LoggedEvent } from '../../events.js';
-import { DEFAULT_RETENTION, editEvents, reservationEvents, summaryOf, touchesDependents, transitionEvents, type EventPage, type EventRetention, type LogPosition } from '../event-log.js';
+import { consequencesOf, type BoardChange } from '../consequences.js';
+import { DEFAULT_RETENTION, touchesDependents, type EventPage, type EventRetention, type LogPosition } from '../event-log.js';
 
 export interface PostgresStoreOptions {
   readonly url: string;
@@ -89,15 +91,17 @@ export class PostgresStore implements BoardStore {
   }
 
   /**
-   * A board change: `body` and the events `eventsOf` derives from what it wrote (inside the same transaction), appended
-   * before the commit, so a change and its event rows stand or fall together. Every change goes through here: the one
-   * place a write's events are known.
+   * A board change: `body`, then what `describe` says it did (read inside the same transaction), whose consequences
+   * (consequences.ts: the event rows and the webhook outbox rows) are written before the commit, so a change and all it
+   * causes stand or fall together. Every change goes through here: the one place a write's consequences are written.
    */
-  private async change<T>(body: (tx: Tx) => Promise<T>, eventsOf: (tx: Tx, result: T) => readonly LoggedEvent[] | Promise<readonly LoggedEvent[]>): Promise<T> {
+  private async change<T>(body: (tx: Tx) => Promise<T>, describe: (tx: Tx, result: T) => BoardChange | Promise<BoardChange>): Promise<T> {
     let due = false;
     const result = await this.write(async (tx) => {
       const done = await body(tx);
-      due = await eventLog.appendEvents(tx, await eventsOf(tx, done));
+      const { events, webhooks } = consequencesOf(await describe(tx, done));
+      due = await eventLog.appendEvents(tx, events);
+      for (const event of webhooks) await enqueueDeliveries(tx, event);
       return done;
     });
     if (due) void eventLog.pruneEvents(this.sql, this.retention);
@@ -107,9 +111,10 @@ export class PostgresStore implements BoardStore {
   /** A transition, with its event and those of the dependents it settled. */
   private transition(id: number, decide: DecideChange, extras: WriteExtras<Task> | undefined): Promise<Task> {
     let change: TaskChange | undefined;
+    let before: Task | undefined;
     return this.change(
-      (tx) => tasks.transition(tx, id, (t) => (change = decide(t)), extras),
-      async (tx, task) => transitionEvents(summaryOf(task), change!, touchesDependents(task) ? await tasks.dependentsOf(tx, task.id) : []),
+      (tx) => tasks.transition(tx, id, (t) => (change = decide((before = t))), extras),
+      async (tx, task) => ({ kind: 'transition', before: before!, task, change: change!, dependents: touchesDependents(task) ? await tasks.dependentsOf(tx, task.id) : [] }),
     );
   }
 
@@ -121,7 +126,7 @@ export class PostgresStore implements BoardStore {
   createTask(task: NewTask, extras?: WriteExtras<Task>, check?: CheckDependencies): Promise<Task> {
     return this.change(
       (tx) => tasks.createTask(tx, task, extras, check),
-      (_tx, t) => [taskEvent(t, { actor: task.createdBy, action: 'created' })],
+      (_tx, created) => ({ kind: 'created', task: created, actor: task.createdBy }),
     );
   }
   getTask(id: number, pages?: TaskDetailPages): Promise<TaskDetail | undefined> {
@@ -149,16 +154,17 @@ export class PostgresStore implements BoardStore {
     return this.transition(id, decide, extras);
   }
   postMessage(id: number, check: CheckTask, message: NewMessage, extras?: WriteExtras<Message>): Promise<Message> {
+    let task: Task | undefined;
     return this.change(
-      (tx) => tasks.postMessage(tx, id, check, message, extras),
-      () => [{ type: 'task_message', task_id: id, author: message.author }],
+      (tx) => tasks.postMessage(tx, id, (t) => check((task = t)), message, extras),
+      (_tx, posted) => ({ kind: 'message', task: task!, message: posted }),
     );
   }
   updateTask(id: number, dependsOn: readonly number[] | undefined, decide: DecideEdit, extras?: WriteExtras<Task>): Promise<Task> {
     let edit: TaskEdit | null = null;
     return this.change(
       (tx) => tasks.updateTask(tx, id, dependsOn, (t, facts) => (edit = decide(t, facts)), extras),
-      (_tx, task) => editEvents(summaryOf(task), edit),
+      (_tx, task) => ({ kind: 'edit', task, edit }),
     );
   }
   dependentsOf(id: number): Promise<TaskSummary[]> {
@@ -195,7 +201,7 @@ export class PostgresStore implements BoardStore {
   postRoomMessage(message: NewRoomMessage, extras?: WriteExtras<StoredRoomMessage>): Promise<StoredRoomMessage> {
     return this.change(
       (tx) => room.postRoomMessage(tx, message, extras),
-      (_tx, posted) => [{ type: 'room', message_id: posted.id, from: message.author, to: message.to }],
+      (_tx, posted) => ({ kind: 'room', message: posted, author: message.author, to: message.to, owners: message.owners }),
     );
   }
   readUnread(agent: string, limit: number, extras?: WriteExtras<{ messages: StoredRoomMessage[]; more: boolean }>): Promise<{ messages: StoredRoomMessage[]; more: boolean }> {
@@ -220,11 +226,11 @@ export class PostgresStore implements BoardStore {
   expireLeases(now: string): Promise<ExpiredLease[]> {
     return this.change(
       (tx) => leases.expireLeases(tx, now),
-      (_tx, expired) => expired.map((lapse) => taskEvent(lapse.task, { actor: 'roundtable', action: 'lease_expired' })),
+      (_tx, expired) => ({ kind: 'lapses', expired }),
     );
   }
   renewLeases(agent: string, until: string, now: string): Promise<number> {
-    return leases.renewLeases(this.sql, agent, until, now);
+    return leaseRenewal.renewLeases(this.sql, agent, until, now);
   }
   leasesHeldBy(agent: string): Promise<LeaseView[]> {
     return leases.leasesHeldBy(this.sql, agent);
@@ -243,8 +249,8 @@ export class PostgresStore implements BoardStore {
     let change: ReservationChange | undefined;
     let task: Task | undefined;
     return this.change(
-      async (tx) => reservations.changeReservations(tx, (task = await tasks.lockTask(tx, taskId)), lookup, (t, own, sight) => (change = decide(t, own, sight)), extras),
-      () => reservationEvents(summaryOf(task!), change!),
+      async (tx) => reservations.changeReservations(tx, (task = await taskRead.lockTask(tx, taskId)), lookup, (t, own, sight) => (change = decide(t, own, sight)), extras),
+      () => ({ kind: 'reservations', task: task!, change: change! }),
     );
   }
   async reservationChanges(scope: string, since: number): Promise<ReservationChanges> {

@@ -6,10 +6,8 @@ import { leaseExpiredRow, type LapsedClaim } from '../history-rows.js';
 import type { ClaimRecord, ExpiredLease, Holding, LeaseView } from '../store.js';
 import { insertActivity } from './activity.js';
 import type { Db, Tx } from './connection.js';
-import { endReservations } from './reservations.js';
-import { loadTask } from './tasks.js';
-import { enqueueDeliveries } from './webhooks.js';
-import { leaseExpiredEvent } from '../../webhooks/events.js';
+import { endReservations } from './claim-end.js';
+import { loadTask } from './task-read.js';
 
 export async function expireLeases(tx: Tx, at: string): Promise<ExpiredLease[]> {
   const expired: ExpiredLease[] = [];
@@ -23,24 +21,9 @@ export async function expireLeases(tx: Tx, at: string): Promise<ExpiredLease[]> 
     await insertActivity(tx, leaseExpiredRow(lapse, at));
     await endReservations(tx, { taskId: lapse.id, claimId: lapse.claim_id, status: 'open', assignee: null, how: 'lease_expired', at });
     const task = await loadTask(tx, lapse.id);
-    await enqueueDeliveries(tx, leaseExpiredEvent(task, lapse.assignee, at));
     expired.push({ task, holder: lapse.assignee, claimId: lapse.claim_id, expiredAt: lapse.lease_expires_at });
   }
   return expired;
-}
-
-/**
- * The renewal with its parameters from `$first`: the agent, the new expiry, now. Leases that have not lapsed move
- * forward, never back.
- */
-export function renewalStatement(first = 1): string {
-  const [agent, until, now] = [`$${first}`, `$${first + 1}`, `$${first + 2}`];
-  return `UPDATE tasks SET lease_expires_at = ${until}
-    WHERE assignee = ${agent} AND status = 'claimed' AND lease_expires_at > ${now} AND lease_expires_at < ${until}`;
-}
-
-export async function renewLeases(db: Db, agent: string, until: string, at: string): Promise<number> {
-  return (await db.unsafe(renewalStatement(), [agent, until, at], { prepare: true })).count;
 }
 
 export async function leasesHeldBy(db: Db, agent: string): Promise<LeaseView[]> {

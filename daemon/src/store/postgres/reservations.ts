@@ -1,11 +1,11 @@
 // Path reservations on PostgreSQL: the same reads as SQLite's sqlite/reservations.ts. Changes in one scope are
 // serialized by an advisory lock on the scope, so two claims cannot both take overlapping exclusive paths.
 import type { Reservation, Task } from 'roundtable-shared';
-import { pathsReleasedRow, reservationsChangedRow, type EndedClaim } from '../history-rows.js';
+import { reservationsChangedRow } from '../history-rows.js';
 import { changesToRead, toReservation, type ReservationRow } from '../reservation-rows.js';
 import type { DecideReservation, NewReservation, ReservationChanges, ReservationLookup, WriteExtras } from '../store.js';
 import { insertActivity } from './activity.js';
-import { recordExtras } from './audit.js';
+import { recordExtras } from './write-extras.js';
 import type { Db, Tx } from './connection.js';
 
 const COLUMNS = 'id, task_id, claim_id, agent, scope, pattern, exclusive, reason, created_at';
@@ -95,10 +95,4 @@ export async function changeReservations(
   if (change.add.length === 0 && change.remove.length === 0) return recordExtras(tx, extras, own, task.id);
   await insertActivity(tx, reservationsChangedRow(task, change, at));
   return recordExtras(tx, extras, await ofClaim(tx, change.claimId), task.id);
-}
-
-/** Inside a transaction that ended a claim: deletes its reservations and, if it had any, says so in the history. */
-export async function endReservations(tx: Tx, ended: EndedClaim): Promise<void> {
-  const count = (await tx`DELETE FROM reservations WHERE claim_id = ${ended.claimId}`).count;
-  if (count > 0) await insertActivity(tx, pathsReleasedRow(ended, count));
 }

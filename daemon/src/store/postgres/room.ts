@@ -1,10 +1,8 @@
 // The room on PostgreSQL: messages to all or to named members, receipts, per-agent cursors, and what waits for an agent.
 import { postedRoomMessage, recipientsColumn, toRoomMessage, type RoomRow } from '../room-rows.js';
 import type { PendingCounts, PendingQuery, ReceiptRow, ReviewNotice, StoredRoomMessage, NewRoomMessage, WriteExtras } from '../store.js';
-import { recordExtras } from './audit.js';
+import { recordExtras } from './write-extras.js';
 import type { Db, Tx } from './connection.js';
-import { enqueueDeliveries } from './webhooks.js';
-import { eventOfRoomMessage } from '../../webhooks/events.js';
 
 export async function postRoomMessage(tx: Tx, message: NewRoomMessage, extras: WriteExtras<StoredRoomMessage> | undefined): Promise<StoredRoomMessage> {
   const at = new Date().toISOString();
@@ -14,7 +12,6 @@ export async function postRoomMessage(tx: Tx, message: NewRoomMessage, extras: W
   if (message.recipients.length > 0) {
     await tx`INSERT INTO room_receipts (message_id, agent) SELECT ${id}, unnest(${[...message.recipients]}::text[]) ON CONFLICT DO NOTHING`;
   }
-  await enqueueDeliveries(tx, eventOfRoomMessage({ id, author: message.author, owners: message.owners }, at));
   return recordExtras(tx, extras, postedRoomMessage(message, id, at), null);
 }
 

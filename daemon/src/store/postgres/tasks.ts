@@ -2,9 +2,8 @@
 // UPDATE) before the rule decides, so of concurrent claims through any number of daemons exactly one wins.
 import type { Activity, Message, Review, Task, TaskStatus, TaskSummary } from 'roundtable-shared';
 import { TASK_STATUSES } from 'roundtable-shared';
-import { NotFound } from '../../errors.js';
 import { changedRow, createdRow, editedRow } from '../history-rows.js';
-import { changedFields, endedClaim, priorityRank, settlesDependents, withGraph, type TaskRow } from '../task-rows.js';
+import { changedFields, endedClaim, priorityRank, settlesDependents, type TaskRow } from '../task-rows.js';
 import {
   FIRST_PAGES,
   knownTotal,
@@ -22,57 +21,16 @@ import {
   type WriteExtras,
 } from '../store.js';
 import { insertActivity } from './activity.js';
-import { enqueueDeliveries } from './webhooks.js';
-import { eventOfChange, eventOfMessage } from '../../webhooks/events.js';
-import { recordExtras } from './audit.js';
+import { recordExtras } from './write-extras.js';
 import type { Db, Tx } from './connection.js';
 import { attachGraph, dependentIds, graphFacts, replaceEdges, settle, unfinishedDependentIds } from './dependencies.js';
-import { endReservations } from './reservations.js';
-
-type SummaryRow = Omit<TaskRow, 'description' | 'result' | 'blocker_count' | 'cancelled_blocker_count'>;
-
-const SUMMARY_COLUMNS = 'id, title, required_skills, status, assignee, created_by, claim_id, lease_expires_at, created_at, updated_at, priority';
-const TASK_COLUMNS = `${SUMMARY_COLUMNS}, description, result, blocker_count, cancelled_blocker_count`;
+import { endReservations } from './claim-end.js';
+import { loadTask, lockRow, lockTask, SUMMARY_COLUMNS, TASK_COLUMNS, taskOf, toTask, type SummaryRow } from './task-read.js';
 
 const now = () => new Date().toISOString();
 
-async function toTask(db: Db, row: TaskRow): Promise<Task> {
-  const [task] = await attachGraph(db, [row]);
-  return { ...task!, required_skills: JSON.parse(row.required_skills) as string[] };
-}
-
 async function toSummaries(db: Db, rows: readonly SummaryRow[]): Promise<TaskSummary[]> {
   return (await attachGraph(db, rows)).map((row) => ({ ...row, required_skills: JSON.parse(row.required_skills) as string[] }));
-}
-
-export async function loadTask(db: Db, id: number): Promise<Task> {
-  const [row] = await db.unsafe<TaskRow[]>(`SELECT ${TASK_COLUMNS} FROM tasks WHERE id = $1`, [id], { prepare: true });
-  return toTask(db, row!);
-}
-
-/** The task's edges as [blocker, its status] pairs, by blocker id, read in the same statement as the task's row. */
-const EDGES_OF_TASK = `COALESCE((SELECT json_agg(json_build_array(d.depends_on, b.status) ORDER BY d.depends_on)
-  FROM task_dependencies d JOIN tasks b ON b.id = d.depends_on WHERE d.task_id = tasks.id), '[]'::json)`;
-
-type LockedRow = TaskRow & { edges: Array<[number, TaskStatus]> };
-
-/** A task from its row and the edges read with it, without another query. */
-function taskOf(row: TaskRow, edges: LockedRow['edges']): Task {
-  const [task] = withGraph([row], edges.map(([dependsOn, status]) => ({ task_id: row.id, depends_on: dependsOn, status })));
-  return { ...task!, required_skills: JSON.parse(row.required_skills) as string[] };
-}
-
-/** The task's row locked until the transaction ends, with its edges, in one round trip; NotFound if there is none. */
-async function lockRow(tx: Tx, id: number): Promise<LockedRow> {
-  const [row] = await tx.unsafe<LockedRow[]>(`SELECT ${TASK_COLUMNS}, ${EDGES_OF_TASK} AS edges FROM tasks WHERE id = $1 FOR UPDATE`, [id], { prepare: true });
-  if (!row) throw new NotFound(`task ${id} does not exist; list_tasks shows the tasks there are`);
-  return row;
-}
-
-/** The task as stored, its row locked until the transaction ends; NotFound if there is none. */
-export async function lockTask(tx: Tx, id: number): Promise<Task> {
-  const { edges, ...row } = await lockRow(tx, id);
-  return taskOf(row, edges);
 }
 
 export async function createTask(tx: Tx, task: NewTask, extras: WriteExtras<Task> | undefined, check: CheckDependencies | undefined): Promise<Task> {
@@ -219,7 +177,6 @@ export async function transition(tx: Tx, id: number, decide: DecideChange, extra
     { prepare: true },
   );
   const claimId = row!.claim_id;
-  await enqueueDeliveries(tx, eventOfChange(before, change, at));
   if (settlesDependents(before, change)) await settle(tx, id, change.status, at);
   // A reservation belongs to its claim: when the claim ends, so does it, in this same transaction.
   const ended = endedClaim(before, change, claimId, at);
@@ -236,7 +193,6 @@ export async function postMessage(tx: Tx, id: number, check: CheckTask, message:
   const [row] = await tx<Array<{ id: number }>>`INSERT INTO messages (task_id, author, kind, text, created_at)
     VALUES (${id}, ${message.author}, ${message.kind}, ${message.text}, ${at}) RETURNING id`;
   const posted: Message = { id: row!.id, task_id: id, author: message.author, kind: message.kind, text: message.text, created_at: at };
-  await enqueueDeliveries(tx, eventOfMessage(task, posted, at));
   return recordExtras(tx, extras, posted, id);
 }
 

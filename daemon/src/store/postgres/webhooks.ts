@@ -1,14 +1,14 @@
-// Webhooks on PostgreSQL: the outbox rows written in the change's transaction (enqueueDeliveries, the one place every
-// write path calls), leases taken with FOR UPDATE SKIP LOCKED so that of several daemons one attempts each delivery,
+// Webhooks on PostgreSQL: the outbox rows written in the change's transaction (enqueueDeliveries, which the store's change()
+// calls for what consequences.ts derives), leases taken with FOR UPDATE SKIP LOCKED so that of several daemons one attempts each delivery,
 // and the owner's configuration, secrets included (every daemon signs; docs/DECISIONS.md, issue 26).
-import { eventsColumn, type WebhookEvent } from '../../webhooks/events.js';
-import { newWebhookId, toDeliveryRow, toWebhookConfig } from '../sqlite/webhooks.js';
-import type { ClaimedDelivery, NewWebhook, OutboxStatus, WebhookAdmin, WebhookConfig, WebhookOutbox } from '../webhooks-port.js';
+import { eventsColumn, type WebhookEvent } from '../webhook-events.js';
+import { newWebhookId, toClaimedDelivery, toDeliveryRow, toWebhookConfig } from '../webhook-rows.js';
+import type { NewWebhook, OutboxStatus, WebhookAdmin, WebhookConfig, WebhookOutbox } from '../webhooks-port.js';
 import type { Db, Tx } from './connection.js';
 
 /**
  * Writes one outbox row per webhook listening to the event, inside the caller's transaction; null writes nothing (and
- * costs no round trip). Every board change that tells people calls this once.
+ * costs no round trip). Called only from the store's change().
  */
 export async function enqueueDeliveries(tx: Tx, event: WebhookEvent | null): Promise<void> {
   if (!event) return;
@@ -50,15 +50,7 @@ export function postgresOutbox(sql: Db): WebhookOutbox {
         )
         SELECT taken.*, w.url, w.events, w.format, w.allow_loopback, w.allow_private, w.secret, w.created_at AS hook_created_at
         FROM taken JOIN webhooks w ON w.id = taken.webhook_id`;
-      return rows.map(
-        (r): ClaimedDelivery => ({
-          id: r.id,
-          event: JSON.parse(r.facts) as WebhookEvent,
-          attempts: Number(r.attempts),
-          webhook: toWebhookConfig({ ...r, id: r.webhook_id, created_at: r.hook_created_at }),
-          secret: r.secret,
-        }),
-      );
+      return rows.map((r) => toClaimedDelivery(r, { ...r, id: r.webhook_id, created_at: r.hook_created_at }, r.secret));
     },
     async markDelivered(id, at) {
       await sql`UPDATE webhook_deliveries SET state = 'delivered', attempts = attempts + 1, lease_until = NULL, last_error = NULL, finished_at = ${at}

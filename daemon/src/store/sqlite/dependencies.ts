@@ -5,17 +5,12 @@ import type Database from 'better-sqlite3';
 import type { TaskStatus } from 'roundtable-shared';
 import type { DependencyEdge, DependencyFacts } from '../store.js';
 import { strandedNote } from '../history-rows.js';
-import { blockerCancelledEvent } from '../../webhooks/events.js';
-import type { SqliteWebhooks } from './webhooks.js';
 import { withGraph, type EdgeWithStatus, type GraphColumns, type TaskGraph } from '../task-rows.js';
 
 export class SqliteDependencies {
   private readonly stmt;
 
-  constructor(
-    db: Database.Database,
-    private readonly webhooks: SqliteWebhooks,
-  ) {
+  constructor(db: Database.Database) {
     this.stmt = {
       edgesOf: db.prepare(
         `SELECT d.task_id, d.depends_on, b.status FROM task_dependencies d JOIN tasks b ON b.id = d.depends_on
@@ -101,7 +96,6 @@ export class SqliteDependencies {
         note: strandedNote(taskId),
         at,
       });
-      this.webhooks.enqueueDeliveries(blockerCancelledEvent(dependent, taskId, at));
     }
   }
 

@@ -48,15 +48,14 @@ import { SqliteReservations } from './reservations.js';
 import { SqliteRoom } from './room.js';
 import { SqliteTasks } from './tasks.js';
 import { SqliteWebhooks } from './webhooks.js';
-import { cachedSecrets } from '../../webhooks/secret-file.js';
-import type { WebhookOutbox } from '../webhooks-port.js';
+import type { SecretLookup, WebhookOutbox } from '../webhooks-port.js';
 import { SqliteEventLog } from './event-log.js';
-import { taskEvent, type LoggedEvent } from '../../events.js';
-import { DEFAULT_RETENTION, editEvents, reservationEvents, summaryOf, touchesDependents, transitionEvents, type EventPage, type EventRetention, type LogPosition } from '../event-log.js';
+import { consequencesOf, type BoardChange } from '../consequences.js';
+import { DEFAULT_RETENTION, touchesDependents, type EventPage, type EventRetention, type LogPosition } from '../event-log.js';
 
 export interface SqliteStoreOptions extends DatabaseOptions {
-  /** webhook-secrets.json: the signing secrets of the board's webhooks (absent: deliveries fail as no_secret). */
-  readonly webhookSecretsPath?: string | undefined;
+  /** The signing secrets of the board's webhooks, from webhook-secrets.json (absent: deliveries fail as no_secret). */
+  readonly webhookSecrets?: SecretLookup | undefined;
   /** Default: DEFAULT_RETENTION. */
   readonly eventRetention?: EventRetention;
 }
@@ -88,25 +87,27 @@ export class SqliteStore implements BoardStore {
     this.idempotency = new SqliteIdempotency(db);
     // The renewal a call carries runs with its audit row; the leases concern is made below, so it is looked up then.
     this.audit = new SqliteAudit(db, this.group, this.idempotency, (r) => this.leases.renewLeases(r.agent, r.until, r.now));
-    this.webhooks = new SqliteWebhooks(db, options.webhookSecretsPath ? cachedSecrets(options.webhookSecretsPath) : undefined);
-    this.graph = new SqliteDependencies(db, this.webhooks);
+    this.webhooks = new SqliteWebhooks(db, options.webhookSecrets);
+    this.graph = new SqliteDependencies(db);
     this.reservations = new SqliteReservations(db, activity, this.audit);
-    this.tasks = new SqliteTasks(db, { activity, audit: this.audit, graph: this.graph, reservations: this.reservations, webhooks: this.webhooks });
-    this.leases = new SqliteLeases(db, { activity, reservations: this.reservations, tasks: this.tasks, webhooks: this.webhooks });
-    this.room = new SqliteRoom(db, this.audit, this.graph, this.webhooks);
+    this.tasks = new SqliteTasks(db, { activity, audit: this.audit, graph: this.graph, reservations: this.reservations });
+    this.leases = new SqliteLeases(db, { activity, reservations: this.reservations, tasks: this.tasks });
+    this.room = new SqliteRoom(db, this.audit, this.graph);
     this.agents = new SqliteAgents(db);
     this.eventLog = new SqliteEventLog(db, options.eventRetention ?? DEFAULT_RETENTION);
   }
 
   /**
-   * A board change: `work` and the events `eventsOf` derives from what it wrote, appended in the same savepoint, so
-   * the change and its event rows commit (or roll back) together. Every change goes through here: the one place a
-   * write's events are known.
+   * A board change: `work`, then what `describe` says it did, whose consequences (consequences.ts: the event rows and
+   * the webhook outbox rows) are written in the same savepoint, so the change and all it causes commit (or roll back)
+   * together. Every change goes through here: the one place a write's consequences are written.
    */
-  private change<T>(work: () => T, eventsOf: (result: T) => readonly LoggedEvent[]): Promise<T> {
+  private change<T>(work: () => T, describe: (result: T) => BoardChange): Promise<T> {
     return this.write(() => {
       const result = work();
-      this.eventLog.append(eventsOf(result));
+      const { events, webhooks } = consequencesOf(describe(result));
+      this.eventLog.append(events);
+      for (const event of webhooks) this.webhooks.enqueueDeliveries(event);
       return result;
     });
   }
@@ -114,9 +115,10 @@ export class SqliteStore implements BoardStore {
   /** A transition, with its event and those of the dependents it settled. */
   private transition(id: number, decide: DecideChange, extras: WriteExtras<Task> | undefined): Promise<Task> {
     let change: TaskChange | undefined;
+    let before: Task | undefined;
     return this.change(
-      () => this.tasks.transition(id, (t) => (change = decide(t)), extras),
-      (task) => transitionEvents(summaryOf(task), change!, touchesDependents(task) ? this.tasks.dependentsOf(task.id) : []),
+      () => this.tasks.transition(id, (t) => (change = decide((before = t))), extras),
+      (task) => ({ kind: 'transition', before: before!, task, change: change!, dependents: touchesDependents(task) ? this.tasks.dependentsOf(task.id) : [] }),
     );
   }
 
@@ -135,7 +137,7 @@ export class SqliteStore implements BoardStore {
   async createTask(task: NewTask, extras?: WriteExtras<Task>, check?: CheckDependencies): Promise<Task> {
     return this.change(
       () => this.tasks.createTask(task, extras, check),
-      (t) => [taskEvent(t, { actor: task.createdBy, action: 'created' })],
+      (created) => ({ kind: 'created', task: created, actor: task.createdBy }),
     );
   }
   async getTask(id: number, pages?: TaskDetailPages): Promise<TaskDetail | undefined> {
@@ -163,16 +165,17 @@ export class SqliteStore implements BoardStore {
     return this.transition(id, decide, extras);
   }
   async postMessage(id: number, check: CheckTask, message: NewMessage, extras?: WriteExtras<Message>): Promise<Message> {
+    let task: Task | undefined;
     return this.change(
-      () => this.tasks.postMessage(id, check, message, extras),
-      () => [{ type: 'task_message', task_id: id, author: message.author }],
+      () => this.tasks.postMessage(id, (t) => check((task = t)), message, extras),
+      (posted) => ({ kind: 'message', task: task!, message: posted }),
     );
   }
   async updateTask(id: number, dependsOn: readonly number[] | undefined, decide: DecideEdit, extras?: WriteExtras<Task>): Promise<Task> {
     let edit: TaskEdit | null = null;
     return this.change(
       () => this.tasks.updateTask(id, dependsOn, (t, facts) => (edit = decide(t, facts)), extras),
-      (task) => editEvents(summaryOf(task), edit),
+      (task) => ({ kind: 'edit', task, edit }),
     );
   }
   async dependentsOf(id: number): Promise<TaskSummary[]> {
@@ -211,7 +214,7 @@ export class SqliteStore implements BoardStore {
   async postRoomMessage(message: NewRoomMessage, extras?: WriteExtras<StoredRoomMessage>): Promise<StoredRoomMessage> {
     return this.change(
       () => this.room.postRoomMessage(message, extras),
-      (posted) => [{ type: 'room', message_id: posted.id, from: message.author, to: message.to }],
+      (posted) => ({ kind: 'room', message: posted, author: message.author, to: message.to, owners: message.owners }),
     );
   }
   async readUnread(agent: string, limit: number, extras?: WriteExtras<{ messages: StoredRoomMessage[]; more: boolean }>): Promise<{ messages: StoredRoomMessage[]; more: boolean }> {
@@ -236,7 +239,7 @@ export class SqliteStore implements BoardStore {
   async expireLeases(now: string): Promise<ExpiredLease[]> {
     return this.change(
       () => this.leases.expireLeases(now),
-      (expired) => expired.map((lapse) => taskEvent(lapse.task, { actor: 'roundtable', action: 'lease_expired' })),
+      (expired) => ({ kind: 'lapses', expired }),
     );
   }
   async renewLeases(agent: string, until: string, now: string): Promise<number> {
@@ -260,7 +263,7 @@ export class SqliteStore implements BoardStore {
     let task: Task | undefined;
     return this.change(
       () => this.reservations.changeReservations((task = this.tasks.lockTask(taskId)), lookup, (t, own, sight) => (change = decide(t, own, sight)), extras),
-      () => reservationEvents(summaryOf(task!), change!),
+      () => ({ kind: 'reservations', task: task!, change: change! }),
     );
   }
   async reservationChanges(scope: string, since: number): Promise<ReservationChanges> {

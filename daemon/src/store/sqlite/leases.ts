@@ -7,15 +7,13 @@ import type { ClaimRecord, ExpiredLease, Holding, LeaseView } from '../store.js'
 import type { SqliteActivity } from './activity.js';
 import type { SqliteReservations } from './reservations.js';
 import type { SqliteTasks } from './tasks.js';
-import type { SqliteWebhooks } from './webhooks.js';
-import { leaseExpiredEvent } from '../../webhooks/events.js';
 
 export class SqliteLeases {
   private readonly stmt;
 
   constructor(
     db: Database.Database,
-    private readonly deps: { readonly activity: SqliteActivity; readonly reservations: SqliteReservations; readonly tasks: SqliteTasks; readonly webhooks: SqliteWebhooks },
+    private readonly deps: { readonly activity: SqliteActivity; readonly reservations: SqliteReservations; readonly tasks: SqliteTasks },
   ) {
     this.stmt = {
       markClaimLapsed: db.prepare('UPDATE claims SET lapsed_at = ? WHERE id = ?'),
@@ -52,7 +50,6 @@ export class SqliteLeases {
       this.deps.activity.insertActivity(leaseExpiredRow(due, at));
       this.deps.reservations.endReservations({ taskId: due.id, claimId: due.claim_id, status: 'open', assignee: null, how: 'lease_expired', at });
       const task = this.deps.tasks.loadTask(due.id);
-      this.deps.webhooks.enqueueDeliveries(leaseExpiredEvent(task, due.assignee, at));
       expired.push({ task, holder: due.assignee, claimId: due.claim_id, expiredAt: due.lease_expires_at });
     }
     return expired;

@@ -4,8 +4,6 @@ import { postedRoomMessage, recipientsColumn, toRoomMessage, type RoomRow } from
 import type { NewRoomMessage, PendingCounts, PendingQuery, ReceiptRow, ReviewNotice, StoredRoomMessage, WriteExtras } from '../store.js';
 import type { SqliteAudit } from './audit.js';
 import type { SqliteDependencies } from './dependencies.js';
-import type { SqliteWebhooks } from './webhooks.js';
-import { eventOfRoomMessage } from '../../webhooks/events.js';
 
 const now = () => new Date().toISOString();
 
@@ -16,7 +14,6 @@ export class SqliteRoom {
     db: Database.Database,
     private readonly audit: SqliteAudit,
     private readonly graph: SqliteDependencies,
-    private readonly webhooks: SqliteWebhooks,
   ) {
     this.stmt = {
       insertRoomMessage: db.prepare('INSERT INTO room_messages (author, recipients, text, created_at) VALUES (?, ?, ?, ?)'),
@@ -64,7 +61,6 @@ export class SqliteRoom {
     const recipients = recipientsColumn(message);
     const id = Number(this.stmt.insertRoomMessage.run(message.author, recipients, message.text, at).lastInsertRowid);
     for (const agent of message.recipients) this.stmt.insertReceipt.run(id, agent);
-    this.webhooks.enqueueDeliveries(eventOfRoomMessage({ id, author: message.author, owners: message.owners }, at));
     return this.audit.recordExtras(extras, postedRoomMessage(message, id, at), null);
   }
 

@@ -25,8 +25,6 @@ import type { SqliteActivity } from './activity.js';
 import type { SqliteAudit } from './audit.js';
 import type { SqliteDependencies } from './dependencies.js';
 import type { SqliteReservations } from './reservations.js';
-import type { SqliteWebhooks } from './webhooks.js';
-import { eventOfChange, eventOfMessage } from '../../webhooks/events.js';
 
 const SUMMARY_COLUMNS = 'id, title, required_skills, status, assignee, created_by, claim_id, lease_expires_at, created_at, updated_at, priority';
 
@@ -41,17 +39,15 @@ export class SqliteTasks {
   private readonly audit: SqliteAudit;
   private readonly graph: SqliteDependencies;
   private readonly reservations: SqliteReservations;
-  private readonly webhooks: SqliteWebhooks;
 
   constructor(
     private readonly db: Database.Database,
-    deps: { readonly activity: SqliteActivity; readonly audit: SqliteAudit; readonly graph: SqliteDependencies; readonly reservations: SqliteReservations; readonly webhooks: SqliteWebhooks },
+    deps: { readonly activity: SqliteActivity; readonly audit: SqliteAudit; readonly graph: SqliteDependencies; readonly reservations: SqliteReservations },
   ) {
     this.activity = deps.activity;
     this.audit = deps.audit;
     this.graph = deps.graph;
     this.reservations = deps.reservations;
-    this.webhooks = deps.webhooks;
     this.stmt = {
       insertTask: db.prepare(
         `INSERT INTO tasks (title, description, required_skills, status, assignee, created_by, created_at, updated_at, priority)
@@ -215,7 +211,6 @@ export class SqliteTasks {
       this.stmt.insertReview.run(id, change.actor, change.review.verdict, change.review.note, change.review.submitter, at);
     }
     this.activity.insertActivity(changedRow(before, change, claimId, at));
-    this.webhooks.enqueueDeliveries(eventOfChange(before, change, at));
     if (settlesDependents(before, change)) this.graph.settle(id, change.status, at);
     // A reservation belongs to its claim: when the claim ends, so does it, in this same transaction.
     const ended = endedClaim(before, change, claimId, at);
@@ -229,7 +224,6 @@ export class SqliteTasks {
     const at = now();
     const { lastInsertRowid } = this.stmt.insertMessage.run(id, message.author, message.kind, message.text, at);
     const posted: Message = { id: Number(lastInsertRowid), task_id: id, author: message.author, kind: message.kind, text: message.text, created_at: at };
-    this.webhooks.enqueueDeliveries(eventOfMessage(task, posted, at));
     return this.audit.recordExtras(extras, posted, id);
   }
 

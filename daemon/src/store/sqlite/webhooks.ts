@@ -1,10 +1,9 @@
-// Webhooks on SQLite: the outbox rows written in the change's transaction (enqueueDeliveries, the one place every
-// write path calls), what the worker takes and records, and the owner's configuration. Secrets live in a file (secret-file.ts).
+// Webhooks on SQLite: the outbox rows written in the change's transaction (enqueueDeliveries, which the store's change()
+// calls for what consequences.ts derives), what the worker takes and records, and the owner's configuration. Secrets live in a file (secret-file.ts).
 import type Database from 'better-sqlite3';
-import { eventsColumn, eventsOfColumn, type WebhookEvent } from '../../webhooks/events.js';
-import type { WebhookFormat } from '../../webhooks/payload.js';
-import { randomBytes } from 'node:crypto';
-import type { ClaimedDelivery, DeliveryRow, NewWebhook, OutboxStatus, WebhookConfig } from '../webhooks-port.js';
+import { eventsColumn, type WebhookEvent } from '../webhook-events.js';
+import { toClaimedDelivery, toDeliveryRow, toWebhookConfig } from '../webhook-rows.js';
+import type { ClaimedDelivery, NewWebhook, OutboxStatus, SecretLookup, WebhookConfig } from '../webhooks-port.js';
 
 interface WebhookRow {
   id: string;
@@ -28,41 +27,12 @@ interface DeliveryDbRow {
   created_at: string;
 }
 
-export function toWebhookConfig(row: { id: string; url: string; events: string; format: string; allow_loopback: unknown; allow_private: unknown; created_at: string }): WebhookConfig {
-  return {
-    id: row.id,
-    url: row.url,
-    events: eventsOfColumn(row.events),
-    format: row.format as WebhookFormat,
-    allowLoopback: Boolean(row.allow_loopback),
-    allowPrivate: Boolean(row.allow_private),
-    createdAt: row.created_at,
-  };
-}
-
-export function toDeliveryRow(row: { id: string; webhook_id: string; event: string; state: string; attempts: unknown; next_attempt_at: string; last_error: string | null; created_at: string }): DeliveryRow {
-  return {
-    id: row.id,
-    webhookId: row.webhook_id,
-    event: row.event as DeliveryRow['event'],
-    state: row.state as DeliveryRow['state'],
-    attempts: Number(row.attempts),
-    nextAttemptAt: row.next_attempt_at,
-    lastError: row.last_error,
-    createdAt: row.created_at,
-  };
-}
-
-export function newWebhookId(): string {
-  return `wh_${randomBytes(6).toString('hex')}`;
-}
-
 export class SqliteWebhooks {
   private readonly stmt;
 
   constructor(
     private readonly db: Database.Database,
-    private readonly secretOf: (id: string) => string | undefined = () => undefined,
+    private readonly secretOf: SecretLookup = () => undefined,
   ) {
     this.stmt = {
       // One statement for every webhook of the event: with none configured it reads one empty table and writes nothing.
@@ -96,7 +66,7 @@ export class SqliteWebhooks {
 
   /**
    * Writes one outbox row per webhook listening to the event, inside the caller's transaction; null writes nothing.
-   * Every board change that tells people calls this once (the single point a durable event log can take over).
+   * Called only from the store's change(), for the webhook events consequences.ts derives from the change.
    */
   enqueueDeliveries(event: WebhookEvent | null): void {
     if (!event) return;
@@ -110,7 +80,7 @@ export class SqliteWebhooks {
       if (held.has(row.id) || claimed.length >= limit) continue;
       const webhook = this.stmt.webhook.get(row.webhook_id) as WebhookRow | undefined;
       if (!webhook) continue;
-      claimed.push({ id: row.id, event: JSON.parse(row.facts) as WebhookEvent, attempts: row.attempts, webhook: toWebhookConfig(webhook), secret: this.secretOf(row.webhook_id) });
+      claimed.push(toClaimedDelivery(row, webhook, this.secretOf(row.webhook_id)));
     }
     return claimed;
   }

@@ -1,8 +1,9 @@
-// Which board change tells people what: the pure mapping from a change to a webhook event, and the event's facts.
-// The facts are ids, states and names, plus the task title for the chat formats (escaped there, never in JSON).
+// Which board change tells people what: the webhook events' names, their facts as the outbox keeps them, and the pure
+// mapping from a change to them. The facts are ids, states and names, plus the task title for the chat formats (escaped
+// there, never in JSON). It lives in the store, which writes the outbox rows in the change's transaction (issue 32).
 import { randomBytes } from 'node:crypto';
 import type { Task, TaskStatus } from 'roundtable-shared';
-import type { TaskChange } from '../store/store.js';
+import type { TaskChange } from './changes.js';
 
 export const WEBHOOK_EVENTS = ['submitted', 'help_request', 'lease_expired', 'blocker_cancelled', 'rejected', 'owner_message', 'test'] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENTS)[number];
