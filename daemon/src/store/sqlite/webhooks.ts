@@ -4,7 +4,7 @@ import type Database from 'better-sqlite3';
 import { eventsColumn, eventsOfColumn, type WebhookEvent } from '../../webhooks/events.js';
 import type { WebhookFormat } from '../../webhooks/payload.js';
 import { randomBytes } from 'node:crypto';
-import type { ClaimedDelivery, DeliveryRow, NewWebhook, OutboxStatus, WebhookConfig } from '../webhooks-port.js';
+import type { ClaimedDelivery, DeliveryRow, NewWebhook, OutboxStatus, WebhookConfig, WebhookHealth } from '../webhooks-port.js';
 
 interface WebhookRow {
   id: string;
@@ -53,6 +53,35 @@ export function toDeliveryRow(row: { id: string; webhook_id: string; event: stri
   };
 }
 
+/** The per-webhook status query's row (both stores select the same columns). */
+export interface HealthDbRow {
+  id: string;
+  url: string;
+  pending: unknown;
+  last_attempt_at: string | null;
+  last_outcome: string | null;
+  last_error: string | null;
+  next_attempt_at: string | null;
+}
+
+export function toWebhookHealth(row: HealthDbRow): WebhookHealth {
+  return {
+    id: row.id,
+    url: row.url,
+    pending: Number(row.pending),
+    lastAttemptAt: row.last_attempt_at,
+    lastOutcome: row.last_outcome === 'delivered' || row.last_outcome === 'failed' ? row.last_outcome : null,
+    lastError: row.last_error,
+    nextAttemptAt: row.next_attempt_at,
+  };
+}
+
+/** Every webhook with its last attempt and what waits for it; plain SQL both stores run as is. */
+export const WEBHOOK_HEALTH_SQL = `SELECT w.id, w.url, w.last_attempt_at, w.last_outcome, w.last_error,
+    (SELECT COUNT(*) FROM webhook_deliveries d WHERE d.webhook_id = w.id AND d.state = 'pending') AS pending,
+    (SELECT MIN(d.next_attempt_at) FROM webhook_deliveries d WHERE d.webhook_id = w.id AND d.state = 'pending') AS next_attempt_at
+  FROM webhooks w ORDER BY w.created_at, w.id`;
+
 export function newWebhookId(): string {
   return `wh_${randomBytes(6).toString('hex')}`;
 }
@@ -83,6 +112,13 @@ export class SqliteWebhooks {
       delivered: db.prepare("UPDATE webhook_deliveries SET state = 'delivered', attempts = attempts + 1, last_error = NULL, finished_at = @at WHERE id = @id AND state = 'pending'"),
       retry: db.prepare("UPDATE webhook_deliveries SET attempts = attempts + 1, last_error = @error, next_attempt_at = @retry WHERE id = @id AND state = 'pending'"),
       dead: db.prepare("UPDATE webhook_deliveries SET state = 'dead', attempts = attempts + 1, last_error = @error, finished_at = @at WHERE id = @id AND state = 'pending'"),
+      // The webhook's last attempt, beside the delivery's outcome (same transaction: the caller's write()).
+      lastAttempt: db.prepare(
+        'UPDATE webhooks SET last_attempt_at = @at, last_outcome = @outcome, last_error = @error WHERE id = (SELECT webhook_id FROM webhook_deliveries WHERE id = @id)',
+      ),
+      health: db.prepare(WEBHOOK_HEALTH_SQL),
+      // Changes whenever another connection (another process) commits to the file; this one's own writes leave it.
+      dataVersion: db.prepare('PRAGMA data_version').pluck(),
       purge: db.prepare("DELETE FROM webhook_deliveries WHERE state = 'delivered' AND finished_at < ?"),
       insertWebhook: db.prepare(
         'INSERT INTO webhooks (id, url, events, format, allow_loopback, allow_private, created_at) VALUES (@id, @url, @events, @format, @allow_loopback, @allow_private, @created_at)',
@@ -123,11 +159,18 @@ export class SqliteWebhooks {
 
   markDelivered(id: string, at: string): void {
     this.stmt.delivered.run({ id, at });
+    this.stmt.lastAttempt.run({ id, at, outcome: 'delivered', error: null });
   }
 
   markFailed(id: string, error: string, retryAt: string | null, at: string): void {
     if (retryAt === null) this.stmt.dead.run({ id, error, at });
     else this.stmt.retry.run({ id, error, retry: retryAt });
+    this.stmt.lastAttempt.run({ id, at, outcome: 'failed', error });
+  }
+
+  /** SQLite's data_version: a number that changes when another process commits to the file. */
+  dataVersion(): number {
+    return this.stmt.dataVersion.get() as number;
   }
 
   purgeDelivered(olderThan: string): number {
@@ -164,6 +207,7 @@ export class SqliteWebhooks {
   status(limit: number): OutboxStatus {
     const counts = new Map((this.stmt.countState.all() as Array<{ state: string; n: number }>).map((r) => [r.state, r.n]));
     return {
+      webhooks: (this.stmt.health.all() as HealthDbRow[]).map(toWebhookHealth),
       pending: counts.get('pending') ?? 0,
       delivered: counts.get('delivered') ?? 0,
       deadTotal: counts.get('dead') ?? 0,
