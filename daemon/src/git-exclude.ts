@@ -20,7 +20,7 @@ export function daemonFiles(config: Config): string[] {
 
 /** The files whose being committed would publish a credential or what guards one. */
 export function secretBearingFiles(config: Config): Array<{ path: string; what: string }> {
-  const files = [{ path: resolve(config.agentsConfigPath), what: 'agents.json (token hashes and roles)' }];
+  const files = [{ path: resolve(config.agentsConfigPath), what: 'the agents, their roles and token hashes' }];
   if (!config.databaseUrl) files.push({ path: resolve(secretsPathBeside(config.agentsConfigPath)), what: 'the webhook signing secrets' });
   if (config.tls) files.push({ path: resolve(config.tls.keyPath), what: 'the TLS private key' });
   return files;
