@@ -9,6 +9,7 @@ import { DatabaseInUse, daemonUsing } from './db-lock.js';
 import { runDoctor } from './doctor.js';
 import { ConfigError, loadConfig, type Config, type ConfigFlags } from './config.js';
 import { AgentsFileExists, describeIssued, initAgentsFile, pageAddress } from './init.js';
+import { excludeDaemonFiles } from './git-exclude.js';
 import { log } from './log.js';
 import { checkPortFree, PortUnavailable } from './port-check.js';
 import { startBoard, type ShutdownSummary } from './server.js';
@@ -17,7 +18,7 @@ import { SchemaTooNew } from './store/migration-files.js';
 import { VERSION } from './version.js';
 import { describeDatabase } from './store/open.js';
 import { MigrationRefused } from './store/migration-refused.js';
-import { addWebhook, openWebhookAdmin, queueTest, shownUrl, WebhookCommandError } from './webhooks-admin.js';
+import { addWebhook, describeWebhookHealth, openWebhookAdmin, queueTest, shownUrl, WebhookCommandError } from './webhooks-admin.js';
 import { WEBHOOK_EVENTS } from './store/webhook-events.js';
 import { WEBHOOK_FORMATS } from './store/webhooks-port.js';
 
@@ -95,7 +96,7 @@ const COMMANDS: Readonly<Record<string, CommandSpec>> = {
   },
   'webhooks remove': { usage: 'webhooks remove ID', summary: 'the webhook, its secret and its undelivered deliveries', options: [], args: [{ name: 'ID', missing: 'a webhook ID (`roundtable webhooks list` shows them)' }] },
   'webhooks test': { usage: 'webhooks test ID', summary: 'queue a signed test delivery to the webhook (a running board sends it)', options: [], args: [{ name: 'ID', missing: 'a webhook ID (`roundtable webhooks list` shows them)' }] },
-  'webhooks status': { usage: 'webhooks status [--json]', summary: 'deliveries pending and delivered, and the dead-letter list', options: ['json'], args: [] },
+  'webhooks status': { usage: 'webhooks status [--json]', summary: "each webhook's last attempt (time, outcome, reason) and next retry, the counts, and the dead-letter list", options: ['json'], args: [] },
   backup: { usage: 'backup [--list]', summary: 'take an online backup now (or list them)', options: ['list'], args: [] },
   restore: {
     usage: 'restore FILE',
@@ -220,6 +221,7 @@ const EXPECTED_ERRORS = [PortUnavailable, WebhookCommandError, ConfigError, Agen
 
 function init(config: Config, json: boolean): void {
   const issued = initAgentsFile(config.agentsConfigPath);
+  excludeDaemonFiles(config);
   const page = pageAddress(config);
   process.stdout.write(json ? `${JSON.stringify({ agents: issued, ...(page !== undefined && { page }) })}\n` : describeIssued(config.agentsConfigPath, issued, page));
 }
@@ -383,6 +385,8 @@ async function webhooksCommand(config: Config, { command, args, values }: Invoca
           allowHttpLoopback: values['allow-http-loopback'] === true,
           allowPrivate: values['allow-private'] === true,
         });
+        // webhook-secrets.json may be new: kept out of the repository the board sits in, like its other files.
+        excludeDaemonFiles(config);
         if (json) return void process.stdout.write(`${JSON.stringify({ id: webhook.id, secret })}\n`);
         process.stdout.write(`Added webhook ${webhook.id} (${webhook.format}, events ${webhook.events.join(',')}); ${applies}.\nIts signing secret (shown once; verify the webhook-signature header with it):\n  ${secret}\n`);
         return;
@@ -393,13 +397,14 @@ async function webhooksCommand(config: Config, { command, args, values }: Invoca
         return;
       case 'webhooks test': {
         const id = await queueTest(admin, args[0]!);
-        process.stdout.write(`Queued test delivery ${id}; a running board sends it within 30 s (\`roundtable webhooks status\` shows it if it fails).\n`);
+        process.stdout.write(`Queued test delivery ${id}; a running board sends it within a second or two (\`roundtable webhooks status\` shows how its attempt ended).\n`);
         return;
       }
       case 'webhooks status': {
         const status = await admin.status(50);
-        if (json) return void process.stdout.write(`${JSON.stringify(status)}\n`);
+        if (json) return void process.stdout.write(`${JSON.stringify({ ...status, webhooks: status.webhooks.map((h) => ({ ...h, url: shownUrl(h.url) })) })}\n`);
         process.stdout.write(`Pending: ${status.pending}  Delivered (last 24 h): ${status.delivered}  Dead-lettered: ${status.deadTotal}\n`);
+        for (const h of status.webhooks) process.stdout.write(`${describeWebhookHealth(h)}\n`);
         for (const d of status.dead) process.stdout.write(`  dead ${d.id}  webhook=${d.webhookId}  event=${d.event}  attempts=${d.attempts}  last_error=${d.lastError ?? '-'}  at=${d.createdAt}\n`);
         return;
       }

@@ -14,6 +14,8 @@ import { daemonUsing } from './db-lock.js';
 import { isLoopback, plainHttpExposure } from './exposure.js';
 import { CODE_SCHEMA_VERSION } from './store/sqlite/migrate.js';
 import { describeDatabase } from './store/open.js';
+import { exposedToGit } from './git-exclude.js';
+import { SECRETS_FILE, secretsPathBeside } from './webhooks/secret-file.js';
 import { VERSION } from './version.js';
 import type { CheckResult, CheckStatus } from './store/check-result.js';
 
@@ -467,6 +469,40 @@ export async function checkPort(config: Config): Promise<CheckResult> {
 }
 
 /** On PostgreSQL (ROUNDTABLE_DATABASE_URL) the database and its backups are checked as PostgreSQL's. */
+/** The SQLite board's webhook signing secrets: only the board's user may read them, as for agents.json. */
+export function checkWebhookSecrets(config: Config): CheckResult {
+  if (config.databaseUrl) return result('webhooks', 'ok', 'the board is on PostgreSQL: the signing secrets are in its webhooks table');
+  const path = resolve(secretsPathBeside(config.agentsConfigPath));
+  let mode: number;
+  try {
+    mode = statSync(path).mode & 0o777;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return result('webhooks', 'ok', `no ${SECRETS_FILE} (no webhook added)`);
+    return result('webhooks', 'fail', `cannot read ${path} (${errorCode(error)})`, "check that the board's user can read it");
+  }
+  const exposure = openTo(mode);
+  if (exposure) return result('webhooks', 'warn', `${path} mode ${mode.toString(8)}: ${exposure}`, `chmod 600 ${path}`);
+  return result('webhooks', 'ok', `${path}, mode ${mode.toString(8)}`);
+}
+
+/** A file holding a secret inside a git work tree, not ignored: `git add -A` would commit it. */
+export function checkGit(config: Config): CheckResult {
+  const found = exposedToGit(config, existsSync);
+  if (found.git === 'missing') return result('git', 'ok', 'git is not installed: not checked whether secret-bearing files sit in a repository');
+  if (found.exposed.length === 0) return result('git', 'ok', 'no secret-bearing file of the board is in a git work tree without being ignored');
+  const tracked = found.exposed.filter((f) => f.tracked);
+  const fixes = [
+    ...(found.exposed.length > tracked.length ? ['start the board once (it adds its files to the repository\'s .git/info/exclude), or list them in .gitignore'] : []),
+    ...tracked.map((f) => `git rm --cached ${f.path} (and rotate what it holds if it was pushed)`),
+  ];
+  return result(
+    'git',
+    'warn',
+    found.exposed.map((f) => `${f.path} (${f.what}) is in a git work tree and ${f.tracked ? 'tracked by git' : 'not ignored'}`).join('; '),
+    fixes.join('; '),
+  );
+}
+
 async function checkDatabaseOf(config: Config): Promise<CheckResult> {
   if (!config.databaseUrl) return checkDatabase(config);
   const { checkPostgres } = await import('./store/postgres/doctor-check.js');
@@ -485,6 +521,8 @@ export const CHECKS: ReadonlyArray<readonly [string, Check]> = [
   ['backups', checkBackupsOf],
   ['disk', checkDisk],
   ['tls', (config) => checkTls(config)],
+  ['webhooks', checkWebhookSecrets],
+  ['git', checkGit],
   ['port', checkPort],
 ];
 

@@ -27,6 +27,7 @@ import { describeDatabase, openStore } from './store/open.js';
 import { listenFailure } from './port-check.js';
 import { recordLockAddress } from './db-lock.js';
 import { DeliveryWorker } from './webhooks/worker.js';
+import { excludeDaemonFiles } from './git-exclude.js';
 import { DEFAULT_RETRY } from './webhooks/backoff.js';
 import { cachedSecrets, secretsPathBeside } from './webhooks/secret-file.js';
 
@@ -109,6 +110,9 @@ export async function startBoard(config: Config): Promise<RunningBoard> {
   const fileRegistry = config.databaseUrl ? undefined : AgentRegistry.fromFile(config.agentsConfigPath, onReloaded);
   const tls = config.tls ? { cert: readFileSync(config.tls.certPath), key: readFileSync(config.tls.keyPath) } : undefined;
   const opened = await openStore(config, { webhookSecrets: cachedSecrets(secretsPathBeside(config.agentsConfigPath)) });
+  // The lock file now exists; the board's files are kept out of a repository they sit in (docs/DECISIONS.md, issue 31).
+  const excluded = excludeDaemonFiles(config);
+  if (excluded.length) log.info("added the board's own files to the git repository's info/exclude, so they are never committed", { patterns: excluded.length });
   let registry: AgentRegistry;
   try {
     registry = fileRegistry ?? (await agentsFromDatabase(opened.pg!, config.agentsConfigPath, onReloaded));

@@ -4,10 +4,11 @@
 import type { Config } from './config.js';
 import { WEBHOOK_EVENTS, testEvent, type WebhookEventType } from './store/webhook-events.js';
 import { newWebhookId } from './store/webhook-rows.js';
-import { checkWebhookUrl } from './webhooks/address-policy.js';
+import { checkWebhookTarget, type Resolver } from './webhooks/address-policy.js';
+import { systemResolver } from './webhooks/deliver.js';
 import { generateSecret } from './webhooks/signing.js';
 import { readSecrets, secretsPathBeside, writeSecrets } from './webhooks/secret-file.js';
-import { WEBHOOK_FORMATS, type NewWebhook, type WebhookAdmin, type WebhookConfig, type WebhookFormat } from './store/webhooks-port.js';
+import { WEBHOOK_FORMATS, type NewWebhook, type WebhookAdmin, type WebhookConfig, type WebhookFormat, type WebhookHealth } from './store/webhooks-port.js';
 
 export class WebhookCommandError extends Error {}
 
@@ -30,6 +31,40 @@ export function parseFormat(text: string | undefined): WebhookFormat {
 export function shownUrl(url: string): string {
   const parsed = new URL(url);
   return parsed.pathname === '/' && !parsed.search ? parsed.origin : `${parsed.origin}/…`;
+}
+
+/** What a failed attempt's code means, in words, for `webhooks status` (the code itself is printed too). */
+const REASONS: Record<string, string> = {
+  connect_refused: 'the receiver refused the connection (nothing listens there?)',
+  connect_timeout: 'no connection within 3 s',
+  connect_failed: 'the connection failed',
+  response_timeout: 'no whole answer within ROUNDTABLE_WEBHOOK_TIMEOUT',
+  response_failed: 'the answer broke off',
+  response_too_large: "the answer's headers were over 16 KB",
+  tls_failed: "the TLS handshake failed (the receiver's certificate is not trusted or not for this name)",
+  dns_failed: 'the host name did not resolve',
+  no_secret: 'the signing secret is missing from webhook-secrets.json; remove and add the webhook again',
+  'address_refused:loopback': 'it resolves to a loopback address; add the webhook with --allow-http-loopback for a receiver on this machine',
+  'address_refused:private': 'it resolves to a private address; add the webhook with --allow-private for a receiver on the local network',
+  'address_refused:link_local': 'it resolves to a link-local address, never allowed',
+  'address_refused:reserved': 'it resolves to a reserved or special-purpose address, never allowed',
+};
+
+function reasonOf(code: string): string {
+  if (/^http_\d{3}$/.test(code)) return `the receiver answered HTTP ${code.slice(5)}`;
+  return REASONS[code] ?? code;
+}
+
+/** One line per webhook: its origin, what waits, how the last attempt ended and why, and when the next one is due. */
+export function describeWebhookHealth(h: WebhookHealth, now = Date.now()): string {
+  const last =
+    h.lastAttemptAt === null
+      ? 'no attempt yet'
+      : h.lastOutcome === 'delivered'
+        ? `last attempt ${h.lastAttemptAt}: delivered`
+        : `last attempt ${h.lastAttemptAt}: failed, ${h.lastError ?? 'unknown'} (${reasonOf(h.lastError ?? 'unknown')})`;
+  const next = h.nextAttemptAt === null ? '' : Date.parse(h.nextAttemptAt) <= now ? '; next attempt: due now' : `; next attempt ${h.nextAttemptAt}`;
+  return `  ${h.id}  ${shownUrl(h.url)}  pending ${h.pending}; ${last}${next}`;
 }
 
 async function openSqliteAdmin(config: Config): Promise<WebhookAdmin> {
@@ -103,14 +138,16 @@ export interface AddOptions {
   readonly format?: string | undefined;
   readonly allowHttpLoopback: boolean;
   readonly allowPrivate: boolean;
+  /** How the host name is resolved (tests give a fixed answer); default: the system's resolver, as deliveries use. */
+  readonly resolve?: Resolver | undefined;
 }
 
-/** Checks everything, then writes; returns the webhook and its secret, to be printed once. */
+/** Checks everything, the resolved host name included, then writes; returns the webhook and its secret, to be printed once. */
 export async function addWebhook(admin: WebhookAdmin, options: AddOptions): Promise<{ webhook: WebhookConfig; secret: string }> {
   const allow = { loopback: options.allowHttpLoopback, private: options.allowPrivate };
   let url: string;
   try {
-    url = checkWebhookUrl(options.url, allow);
+    url = await checkWebhookTarget(options.url, allow, options.resolve ?? systemResolver);
   } catch (error) {
     throw new WebhookCommandError((error as Error).message);
   }

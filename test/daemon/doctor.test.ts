@@ -61,7 +61,7 @@ describe('a healthy board', () => {
 
       const result = await doctor(envFor(board));
       expect(result.code, result.stdout).toBe(0);
-      for (const name of ['config', 'agents', 'database', 'backups', 'disk', 'tls', 'port']) {
+      for (const name of ['config', 'agents', 'database', 'backups', 'disk', 'tls', 'webhooks', 'git', 'port']) {
         expect(line(result.stdout, name).status, `${name} in\n${result.stdout}`).toBe('ok');
       }
       expect(line(result.stdout, 'config').detail).toContain(`http://127.0.0.1:${board.port}`);
@@ -70,7 +70,7 @@ describe('a healthy board', () => {
       expect(line(result.stdout, 'database').detail).toMatch(/^integrity ok, schema (\d+) of \1, file [\d.]+ KB, WAL [\d.]+ KB$/);
       expect(line(result.stdout, 'backups').detail).toMatch(/^1 in .*, newest \d+ s old \(every 1 h, keep 48\)$/);
       expect(line(result.stdout, 'port').detail).toMatch(new RegExp(`/status answers in \\d+ ms \\(roundtable [^,]+, daemon pid ${board.process.pid}\\)`));
-      expect(result.stdout).toMatch(/\n7 ok, 0 warnings, 0 failed/);
+      expect(result.stdout).toMatch(/\n9 ok, 0 warnings, 0 failed/);
       for (const t of Object.values(board.tokens)) expect(result.stdout + result.stderr).not.toContain(t);
       expect(result.stdout + result.stderr).not.toContain(secretText);
     } finally {

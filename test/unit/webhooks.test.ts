@@ -2,15 +2,20 @@
 // (checked with the standardwebhooks package), the backoff schedule, and which board change tells of what.
 import { describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
-import { addressRefusal, checkWebhookUrl, WebhookUrlRefused } from '../../daemon/src/webhooks/address-policy.js';
+import { addressRefusal, checkWebhookTarget, checkWebhookUrl, classify, WebhookUrlRefused } from '../../daemon/src/webhooks/address-policy.js';
 import { retryDelayMs } from '../../daemon/src/webhooks/backoff.js';
 import { eventOfChange, eventOfMessage, eventOfRoomMessage, type WebhookEvent } from '../../daemon/src/store/webhook-events.js';
-import { cutTitle, escapeDiscord, escapeSlack, renderBody, TITLE_LIMIT } from '../../daemon/src/webhooks/payload.js';
+import { cutTitle, escapeDiscord, escapeSlack, plainLine, renderBody, TITLE_LIMIT } from '../../daemon/src/webhooks/payload.js';
 import { generateSecret, signatureHeader } from '../../daemon/src/webhooks/signing.js';
 import { attemptDelivery } from '../../daemon/src/webhooks/deliver.js';
 import type { Task } from 'roundtable-shared';
+import { readFileSync } from 'node:fs';
+import { createServer as createHttpsServer } from 'node:https';
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
+import { makeTestPki } from '../helpers/tls.js';
 
 const NONE = { loopback: false, private: false };
+const LOOPBACK = { loopback: true, private: false };
 
 describe('address policy', () => {
   it.each([
@@ -67,7 +72,124 @@ describe('address policy', () => {
       },
     );
     expect(connected).toBe(true);
-    expect(outcome).toEqual({ ok: false, error: 'address_refused' });
+    expect(outcome).toEqual({ ok: false, error: 'address_refused:private' });
+  });
+
+  // Issue 31: special-purpose IPv6 ranges (and IPv4 carried in IPv6) counted as public. Only globally routable unicast
+  // is public; an IPv4 address carried in IPv6 counts as that address (mapped) or as public only when it is (NAT64, 6to4).
+  it.each([
+    // IPv4
+    ['8.8.8.8', 'public'],
+    ['93.184.216.34', 'public'],
+    ['172.32.0.1', 'public'],
+    ['127.0.0.1', 'loopback'],
+    ['10.0.0.1', 'private'],
+    ['172.16.5.4', 'private'],
+    ['192.168.0.1', 'private'],
+    ['169.254.169.254', 'link_local'],
+    ['0.0.0.0', 'reserved'],
+    ['0.1.2.3', 'reserved'],
+    ['100.64.0.1', 'reserved'],
+    ['192.0.0.8', 'reserved'],
+    ['192.0.2.1', 'reserved'],
+    ['192.88.99.1', 'reserved'],
+    ['198.18.0.1', 'reserved'],
+    ['198.51.100.1', 'reserved'],
+    ['203.0.113.1', 'reserved'],
+    ['224.0.0.1', 'reserved'],
+    ['240.0.0.1', 'reserved'],
+    ['255.255.255.255', 'reserved'],
+    // IPv6
+    ['2606:4700::1111', 'public'],
+    ['2a00:1450:4001::200e', 'public'],
+    ['::1', 'loopback'],
+    ['::', 'reserved'],
+    ['fd12:3456::1', 'private'],
+    ['fc00::1', 'private'],
+    ['fe80::1', 'link_local'],
+    ['fe80::1%eth0', 'link_local'],
+    ['ff02::1', 'reserved'],
+    ['::ffff:127.0.0.1', 'loopback'],
+    ['::ffff:7f00:1', 'loopback'],
+    ['::ffff:10.0.0.1', 'private'],
+    ['::ffff:8.8.8.8', 'public'],
+    ['::ffff:0:127.0.0.1', 'loopback'],
+    ['::ffff:0:10.1.1.1', 'private'],
+    ['::127.0.0.1', 'reserved'],
+    ['::8.8.8.8', 'reserved'],
+    ['::10.0.0.1', 'reserved'],
+    ['64:ff9b::7f00:1', 'reserved'],
+    ['64:ff9b::10.0.0.1', 'reserved'],
+    ['64:ff9b::a9fe:a9fe', 'reserved'],
+    ['64:ff9b::8.8.8.8', 'public'],
+    ['64:ff9b:1::a00:1', 'reserved'],
+    ['2002:7f00:1::1', 'reserved'],
+    ['2002:a00:1::1', 'reserved'],
+    ['2002:c0a8:101::1', 'reserved'],
+    ['2002:808:808::1', 'public'],
+    ['fec0::1', 'reserved'],
+    ['100::1', 'reserved'],
+    ['2001:db8::1', 'reserved'],
+    ['2001::1', 'reserved'],
+    ['2001:2::1', 'reserved'],
+    ['2001:10::1', 'reserved'],
+    ['2001:20::1', 'reserved'],
+    ['3fff::1', 'reserved'],
+    ['5f00::1', 'reserved'],
+    ['4000::1', 'reserved'],
+    ['1::1', 'reserved'],
+    ['not an address', 'reserved'],
+  ])('classifies %s as %s', (address, verdict) => {
+    expect(classify(address)).toBe(verdict);
+    // Nothing but public passes without flags; reserved and link-local pass with none.
+    expect(addressRefusal(address, NONE) === undefined).toBe(verdict === 'public');
+    if (verdict === 'reserved' || verdict === 'link_local') expect(addressRefusal(address, { loopback: true, private: true })).toBeDefined();
+  });
+
+  it('add resolves the host name: localhost, or a name pointing at a refused address, is refused naming the rule', async () => {
+    const to = (address: string) => async () => [{ address, family: address.includes(':') ? 6 : 4 }];
+    await expect(checkWebhookTarget('https://localhost:8443/hook', NONE, to('127.0.0.1'))).rejects.toThrow(/loopback address \(allowed only with --allow-http-loopback\)/);
+    await expect(checkWebhookTarget('https://hooks.example.test/x', NONE, to('10.0.0.7'))).rejects.toThrow(/resolves to 10\.0\.0\.7, refused: a private address \(allowed only with --allow-private\)/);
+    await expect(checkWebhookTarget('https://hooks.example.test/x', NONE, to('64:ff9b::a9fe:a9fe'))).rejects.toThrow(/reserved or special-purpose/);
+    await expect(checkWebhookTarget('https://hooks.example.test/x', { loopback: false, private: true }, to('10.0.0.7'))).resolves.toBe('https://hooks.example.test/x');
+    await expect(checkWebhookTarget('https://hooks.example.test/x', NONE, to('93.184.216.34'))).resolves.toBe('https://hooks.example.test/x');
+    // A name that does not resolve now is taken (each delivery resolves it again); so is one that answers too late.
+    await expect(checkWebhookTarget('https://hooks.example.test/x', NONE, async () => Promise.reject(new Error('ENOTFOUND')))).resolves.toBe('https://hooks.example.test/x');
+    await expect(checkWebhookTarget('https://hooks.example.test/x', NONE, () => new Promise(() => {}), 50)).resolves.toBe('https://hooks.example.test/x');
+  });
+});
+
+describe('failures are named', () => {
+  it('a certificate the daemon does not trust is tls_failed, not connect_failed', async () => {
+    const pki = makeTestPki();
+    const server = createHttpsServer({ cert: readFileSync(pki.serverCert), key: readFileSync(pki.serverKey) }, (_req, res) => res.end('ok'));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const outcome = await attemptDelivery({ url: `https://127.0.0.1:${port}/hook`, allow: LOOPBACK, headers: {}, body: '{}', connectTimeoutMs: 2000, responseTimeoutMs: 2000 });
+      expect(outcome).toEqual({ ok: false, error: 'tls_failed' });
+    } finally {
+      server.close();
+      server.closeAllConnections();
+    }
+  });
+
+  it('a 100 KB response header is response_too_large; a closed port is connect_refused', async () => {
+    const server = createNetServer((socket) => {
+      // The client drops the connection once the header is over its limit: a reset here is expected.
+      socket.on('error', () => {});
+      socket.once('data', () => socket.end(`HTTP/1.1 200 OK\r\nX-Big: ${'a'.repeat(100 * 1024)}\r\nContent-Length: 0\r\n\r\n`));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    try {
+      const outcome = await attemptDelivery({ url: `http://127.0.0.1:${port}/hook`, allow: LOOPBACK, headers: {}, body: '{}', connectTimeoutMs: 2000, responseTimeoutMs: 2000 });
+      expect(outcome).toEqual({ ok: false, error: 'response_too_large' });
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+    const refused = await attemptDelivery({ url: `http://127.0.0.1:${port}/hook`, allow: LOOPBACK, headers: {}, body: '{}', connectTimeoutMs: 2000, responseTimeoutMs: 2000 });
+    expect(refused).toEqual({ ok: false, error: 'connect_refused' });
   });
 });
 
@@ -146,6 +268,42 @@ describe('payload formats', () => {
     expect([...cut].length).toBe(TITLE_LIMIT);
     expect(cut.endsWith('…')).toBe(true);
     expect(cutTitle('a\nb\u0007c')).toBe('a b c');
+  });
+
+  // Issue 31: C1 controls, separators and bidi overrides reached Slack, Discord and ntfy bodies.
+  it.each([
+    ['\u0000', 'NUL'],
+    ['\u001b', 'ESC'],
+    ['\u007f', 'DEL'],
+    ['\u0085', 'NEL (C1)'],
+    ['\u009b', 'CSI (C1)'],
+    ['\u2028', 'line separator'],
+    ['\u2029', 'paragraph separator'],
+    ['\u202a', 'LRE'],
+    ['\u202b', 'RLE'],
+    ['\u202c', 'PDF'],
+    ['\u202d', 'LRO'],
+    ['\u202e', 'RLO'],
+    ['\u2066', 'LRI'],
+    ['\u2067', 'RLI'],
+    ['\u2068', 'FSI'],
+    ['\u2069', 'PDI'],
+    ['\u200e', 'LRM'],
+    ['\u200f', 'RLM'],
+    ['\u061c', 'ALM'],
+  ])('%s (%s) becomes a space in every chat format', (char) => {
+    expect(plainLine(`a${char}b`)).toBe('a b');
+    const withChar: WebhookEvent = { ...event, task: { ...event.task!, title: `evil${char}title` } };
+    for (const format of ['slack', 'discord', 'ntfy'] as const) {
+      const body = renderBody(withChar, format, undefined).body;
+      const text = format === 'ntfy' ? body : (Object.values(JSON.parse(body) as Record<string, unknown>).find((v) => typeof v === 'string') as string);
+      expect(text).not.toContain(char);
+      expect(text).toContain('evil title');
+    }
+  });
+
+  it('joiners and emoji stay', () => {
+    expect(plainLine('👩\u200d💻 naïve')).toBe('👩\u200d💻 naïve');
   });
 });
 

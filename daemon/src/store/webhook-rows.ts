@@ -2,7 +2,7 @@
 // outbox port's types, as history-rows.ts and room-rows.ts do for theirs. A column added to either table is mapped here.
 import { randomBytes } from 'node:crypto';
 import { eventsOfColumn, type WebhookEvent } from './webhook-events.js';
-import type { ClaimedDelivery, DeliveryRow, WebhookConfig, WebhookFormat } from './webhooks-port.js';
+import type { ClaimedDelivery, DeliveryRow, WebhookConfig, WebhookFormat, WebhookHealth } from './webhooks-port.js';
 
 /** A row of webhooks as read; the flags are 0/1 on SQLite and booleans on PostgreSQL. */
 export interface WebhookColumns {
@@ -60,3 +60,32 @@ export function toDeliveryRow(row: DeliveryColumns): DeliveryRow {
 export function toClaimedDelivery(delivery: { readonly id: string; readonly facts: string; readonly attempts: unknown }, webhook: WebhookColumns, secret: string | undefined): ClaimedDelivery {
   return { id: delivery.id, event: JSON.parse(delivery.facts) as WebhookEvent, attempts: Number(delivery.attempts), webhook: toWebhookConfig(webhook), secret };
 }
+
+/** The per-webhook status query's row (both stores select the same columns). */
+export interface HealthDbRow {
+  id: string;
+  url: string;
+  pending: unknown;
+  last_attempt_at: string | null;
+  last_outcome: string | null;
+  last_error: string | null;
+  next_attempt_at: string | null;
+}
+
+export function toWebhookHealth(row: HealthDbRow): WebhookHealth {
+  return {
+    id: row.id,
+    url: row.url,
+    pending: Number(row.pending),
+    lastAttemptAt: row.last_attempt_at,
+    lastOutcome: row.last_outcome === 'delivered' || row.last_outcome === 'failed' ? row.last_outcome : null,
+    lastError: row.last_error,
+    nextAttemptAt: row.next_attempt_at,
+  };
+}
+
+/** Every webhook with its last attempt and what waits for it; plain SQL both stores run as is. */
+export const WEBHOOK_HEALTH_SQL = `SELECT w.id, w.url, w.last_attempt_at, w.last_outcome, w.last_error,
+    (SELECT COUNT(*) FROM webhook_deliveries d WHERE d.webhook_id = w.id AND d.state = 'pending') AS pending,
+    (SELECT MIN(d.next_attempt_at) FROM webhook_deliveries d WHERE d.webhook_id = w.id AND d.state = 'pending') AS next_attempt_at
+  FROM webhooks w ORDER BY w.created_at, w.id`;

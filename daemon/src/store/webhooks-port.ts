@@ -53,7 +53,22 @@ export interface DeliveryRow {
   readonly createdAt: string;
 }
 
+/** One webhook as `webhooks status` shows it: what waits, how its last attempt ended, when the next one falls due. */
+export interface WebhookHealth {
+  readonly id: string;
+  readonly url: string;
+  readonly pending: number;
+  readonly lastAttemptAt: string | null;
+  readonly lastOutcome: 'delivered' | 'failed' | null;
+  /** The last failed attempt's fixed code (http_500, connect_refused, tls_failed, ...); null after a delivery. */
+  readonly lastError: string | null;
+  /** When its earliest pending delivery is due (its first attempt or its retry), or null when none waits. */
+  readonly nextAttemptAt: string | null;
+}
+
 export interface OutboxStatus {
+  /** Every webhook, oldest first, with its last attempt. */
+  readonly webhooks: readonly WebhookHealth[];
   readonly pending: number;
   readonly delivered: number;
   /** The dead-letter list, newest first (at most `limit`). */
@@ -74,6 +89,11 @@ export interface WebhookOutbox {
   nextDue(): Promise<string | null>;
   /** Drops delivered rows older than the given time; returns how many. */
   purgeDelivered(olderThan: string): Promise<number>;
+  /**
+   * Calls `wake` soon after another process (`roundtable webhooks test`) writes a delivery, which this daemon's events
+   * never announce; returns the function that stops watching.
+   */
+  watchOutsideWrites(wake: () => void): () => void;
 }
 
 /** What `roundtable webhooks ...` asks of the store. */

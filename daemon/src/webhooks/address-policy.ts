@@ -1,7 +1,8 @@
-// Where a webhook may be sent: https only (http only for a loopback receiver, with the explicit flag), and never to a
-// loopback, private or link-local address unless the webhook was allowed one. Checked on the URL when it is added and
-// on every address its name resolves to before each attempt (a name resolving to a refused address counts as one).
+// Where a webhook may be sent: https only (http only for a loopback receiver, with the explicit flag), and only to a
+// globally routable unicast address unless the webhook was allowed loopback or private ones. Checked on the URL when it
+// is added (its name resolved then) and on every address its name resolves to before each attempt.
 import { isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
 
 export interface AddressAllowance {
   /** --allow-http-loopback: a test receiver on this machine, over http or https. */
@@ -32,62 +33,116 @@ export function checkWebhookUrl(text: string, allow: AddressAllowance): string {
   } else if (url.protocol !== 'https:') {
     throw new WebhookUrlRefused('URL: only https is allowed');
   }
-  if (isIP(host)) {
-    const refusal = addressRefusal(host, allow);
-    if (refusal) throw new WebhookUrlRefused(`URL: ${refusal}`);
-  }
+  const refusal = isIP(host) ? addressRefusal(host, allow) : LOOPBACK_NAMES.has(host.toLowerCase()) ? addressRefusal('127.0.0.1', allow) : undefined;
+  if (refusal) throw new WebhookUrlRefused(`URL: ${refusal}`);
   url.hash = '';
   return url.toString();
 }
 
-type AddressClass = 'loopback' | 'private' | 'link_local' | 'reserved' | 'public';
+export type AddressClass = 'loopback' | 'private' | 'link_local' | 'reserved' | 'public';
 
-function v4Parts(address: string): number[] | undefined {
-  const parts = address.split('.').map(Number);
-  return parts.length === 4 && parts.every((p) => Number.isInteger(p) && p >= 0 && p <= 255) ? parts : undefined;
+function classifyV4(address: ipaddr.IPv4): AddressClass {
+  // ipaddr.js names every special-purpose range; only 'unicast' is left for the global internet.
+  switch (address.range()) {
+    case 'unicast':
+      return 'public';
+    case 'loopback':
+      return 'loopback';
+    case 'private':
+      return 'private';
+    case 'linkLocal':
+      return 'link_local';
+    default:
+      return 'reserved';
+  }
 }
 
-function classifyV4(address: string): AddressClass {
-  const [a, b] = v4Parts(address) ?? [0, 0];
-  if (a === 127) return 'loopback';
-  if (a === 10 || (a === 172 && b! >= 16 && b! <= 31) || (a === 192 && b === 168)) return 'private';
-  if (a === 169 && b === 254) return 'link_local';
-  // 0/8, CGNAT 100.64/10, 192.0.0/24, benchmarking 198.18/15, multicast and above.
-  if (a === 0 || (a === 100 && b! >= 64 && b! <= 127) || (a === 192 && b === 0) || (a === 198 && (b === 18 || b === 19)) || a! >= 224) return 'reserved';
-  return 'public';
+/** The IPv4 address in the last 32 bits of an IPv6 one (mapped, translated, NAT64), or at bits 16-48 (6to4). */
+function embeddedV4(parts: readonly number[], at: number): ipaddr.IPv4 {
+  const hi = parts[at]!;
+  const lo = parts[at + 1]!;
+  return new ipaddr.IPv4([hi >> 8, hi & 255, lo >> 8, lo & 255]);
 }
 
-/** The kind of an IP address (v4, v6, or v4 mapped into v6). */
+function classifyV6(address: ipaddr.IPv6): AddressClass {
+  const parts = address.parts;
+  switch (address.range()) {
+    case 'loopback':
+      return 'loopback';
+    case 'uniqueLocal':
+      return 'private';
+    case 'linkLocal':
+      return 'link_local';
+    // The socket reaches the IPv4 address itself: it is what counts.
+    case 'ipv4Mapped':
+    case 'rfc6145':
+      return classifyV4(embeddedV4(parts, 6));
+    // Through a NAT64 gateway or a 6to4 relay: only a public IPv4 behind it is an ordinary receiver; a loopback or
+    // private one is that gateway's own network, which no flag was given for.
+    case 'rfc6052':
+      return parts[2] === 0 && classifyV4(embeddedV4(parts, 6)) === 'public' ? 'public' : 'reserved';
+    case '6to4':
+      return classifyV4(embeddedV4(parts, 1)) === 'public' ? 'public' : 'reserved';
+    case 'unicast':
+      // Global unicast is 2000::/3 (RFC 4291); the rest of "unicast" is unassigned, or ::/96 (IPv4-compatible, deprecated).
+      return (parts[0]! & 0xe000) === 0x2000 ? 'public' : 'reserved';
+    default:
+      return 'reserved';
+  }
+}
+
+/** The kind of an IP address (v4, v6, or v4 carried in v6); anything that is not an address counts as reserved. */
 export function classify(address: string): AddressClass {
   const kind = isIP(address);
-  if (kind === 4) return classifyV4(address);
-  if (kind !== 6) return 'reserved';
-  const lower = address.toLowerCase();
-  const mapped = /^(?:0*:)*:?(?:0*:)?ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(lower) ?? /^::(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
-  if (mapped) return classifyV4(mapped[1]!);
-  const hexMapped = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(lower);
-  if (hexMapped) {
-    const hi = parseInt(hexMapped[1]!, 16);
-    const lo = parseInt(hexMapped[2]!, 16);
-    return classifyV4(`${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`);
-  }
-  if (lower === '::1') return 'loopback';
-  if (lower === '::') return 'reserved';
-  const first = parseInt(lower.split(':')[0] || '0', 16);
-  if ((first & 0xfe00) === 0xfc00) return 'private';
-  if ((first & 0xffc0) === 0xfe80) return 'link_local';
-  if ((first & 0xff00) === 0xff00) return 'reserved';
-  return 'public';
+  if (kind === 0) return 'reserved';
+  if (kind === 4) return classifyV4(ipaddr.IPv4.parse(address));
+  // ipaddr.js 2.5.0 reads a dotted tail as IPv4-mapped whatever precedes it (::8.8.8.8 as ::ffff:8.8.8.8), so the
+  // address is first written in hex by the WHATWG URL parser. A zone index (fe80::1%eth0) does not change the range.
+  const hex = new URL(`http://[${address.split('%')[0]}]/`).hostname.slice(1, -1);
+  return classifyV6(ipaddr.IPv6.parse(hex));
 }
 
-/** Why an address is refused (fixed words), or undefined when a delivery may connect to it. */
-export function addressRefusal(address: string, allow: AddressAllowance): string | undefined {
+/** The rule that refuses an address, as a short code for the delivery's last error (address_refused:<kind>). */
+export function refusedKind(address: string, allow: AddressAllowance): Exclude<AddressClass, 'public'> | undefined {
   const kind = classify(address);
   if (kind === 'public') return undefined;
   if (kind === 'loopback' && allow.loopback) return undefined;
   if (kind === 'private' && allow.private) return undefined;
-  if (kind === 'loopback') return 'refused: a loopback address (allowed only with --allow-http-loopback)';
-  if (kind === 'private') return 'refused: a private address (allowed only with --allow-private)';
-  if (kind === 'link_local') return 'refused: a link-local address (never allowed)';
-  return 'refused: a reserved address (never allowed)';
+  return kind;
+}
+
+const RULES: Record<Exclude<AddressClass, 'public'>, string> = {
+  loopback: 'refused: a loopback address (allowed only with --allow-http-loopback)',
+  private: 'refused: a private address (allowed only with --allow-private)',
+  link_local: 'refused: a link-local address (never allowed)',
+  reserved: 'refused: a reserved or special-purpose address, not globally routable (never allowed)',
+};
+
+/** Why an address is refused (fixed words naming the rule), or undefined when a delivery may connect to it. */
+export function addressRefusal(address: string, allow: AddressAllowance): string | undefined {
+  const kind = refusedKind(address, allow);
+  return kind && RULES[kind];
+}
+
+export type Resolver = (host: string) => Promise<Array<{ address: string; family: number }>>;
+
+/**
+ * `webhooks add`: the URL's rules, then its host name resolved once, every address checked (a name such as localhost
+ * or one pointing at 10.0.0.5 is refused now, not left to fail each delivery). A name that does not resolve now is
+ * accepted: it may be a receiver not up yet, and each delivery resolves it again under the same rules.
+ */
+export async function checkWebhookTarget(text: string, allow: AddressAllowance, resolve: Resolver, deadlineMs = 3_000): Promise<string> {
+  const normalized = checkWebhookUrl(text, allow);
+  const host = new URL(normalized).hostname.replace(/^\[|\]$/g, '');
+  if (isIP(host)) return normalized;
+  let timer: NodeJS.Timeout | undefined;
+  const addresses = await Promise.race([
+    resolve(host).catch(() => []),
+    new Promise<[]>((done) => (timer = setTimeout(() => done([]), deadlineMs))),
+  ]).finally(() => clearTimeout(timer));
+  for (const { address } of addresses) {
+    const refusal = addressRefusal(address, allow);
+    if (refusal) throw new WebhookUrlRefused(`URL: its host name resolves to ${address}, ${refusal}`);
+  }
+  return normalized;
 }

@@ -1,10 +1,11 @@
 // One delivery attempt over the network: resolve the name, refuse it if any address is refused, connect to that exact
 // address (no second lookup a rebinding name could change), send once, follow no redirect, read at most a capped body.
+// Each way it can fail has its own code (docs/SPEC.md §19), so `webhooks status` and the log say what went wrong.
 import { lookup as dnsLookup } from 'node:dns/promises';
 import http from 'node:http';
 import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
-import { addressRefusal, type AddressAllowance } from './address-policy.js';
+import { refusedKind, type AddressAllowance, type Resolver } from './address-policy.js';
 
 export interface AttemptRequest {
   readonly url: string;
@@ -23,9 +24,7 @@ export type AttemptOutcome = { readonly ok: true; readonly status: number } | { 
 /** The most of a response body read; the rest is dropped with the connection. */
 export const RESPONSE_BODY_CAP = 64 * 1024;
 
-export type Resolver = (host: string) => Promise<Array<{ address: string; family: number }>>;
-
-const systemResolver: Resolver = (host) => dnsLookup(host, { all: true, verbatim: true });
+export const systemResolver: Resolver = (host) => dnsLookup(host, { all: true, verbatim: true });
 
 export async function attemptDelivery(request: AttemptRequest, resolve: Resolver = systemResolver): Promise<AttemptOutcome> {
   const url = new URL(request.url);
@@ -37,7 +36,10 @@ export async function attemptDelivery(request: AttemptRequest, resolve: Resolver
     return { ok: false, error: 'dns_failed' };
   }
   if (addresses.length === 0) return { ok: false, error: 'dns_failed' };
-  for (const { address } of addresses) if (addressRefusal(address, request.allow)) return { ok: false, error: 'address_refused' };
+  for (const { address } of addresses) {
+    const refused = refusedKind(address, request.allow);
+    if (refused) return { ok: false, error: `address_refused:${refused}` };
+  }
   const pinned = addresses[0]!;
   const lookup: LookupFunction = (_name, options, callback) => {
     if ((options as { all?: boolean }).all) (callback as unknown as (e: null, a: Array<{ address: string; family: number }>) => void)(null, [pinned]);
@@ -65,8 +67,15 @@ export async function attemptDelivery(request: AttemptRequest, resolve: Resolver
     const responseTimer = setTimeout(() => finish({ ok: false, error: 'response_timeout' }), request.responseTimeoutMs);
     const onAbort = () => finish({ ok: false, error: 'shutdown' });
     request.signal?.addEventListener('abort', onAbort);
-    req.on('socket', (socket) => socket.once(url.protocol === 'https:' ? 'secureConnect' : 'connect', () => clearTimeout(connectTimer)));
-    req.on('error', (error: NodeJS.ErrnoException) => finish({ ok: false, error: error.code === 'ECONNREFUSED' ? 'connect_refused' : 'connect_failed' }));
+    // Connected over TCP but not yet through TLS: any failure then is the handshake's (a bad or unknown certificate).
+    let tcpConnected = false;
+    let secured = url.protocol !== 'https:';
+    req.on('socket', (socket) => {
+      socket.once('connect', () => (tcpConnected = true));
+      socket.once('secureConnect', () => (secured = true));
+      socket.once(url.protocol === 'https:' ? 'secureConnect' : 'connect', () => clearTimeout(connectTimer));
+    });
+    req.on('error', (error: NodeJS.ErrnoException) => finish({ ok: false, error: failureCode(error, tcpConnected, secured) }));
     req.on('response', (res) => {
       const status = res.statusCode ?? 0;
       let read = 0;
@@ -79,4 +88,13 @@ export async function attemptDelivery(request: AttemptRequest, resolve: Resolver
     });
     req.end(request.body);
   });
+}
+
+/** A request's error as a fixed code: by where it happened and by Node's error code, never by its message. */
+function failureCode(error: NodeJS.ErrnoException, tcpConnected: boolean, secured: boolean): string {
+  // Node's HTTP parser refuses a header block over its limit (16 KB): the receiver sent more than a receiver should.
+  if (error.code === 'HPE_HEADER_OVERFLOW') return 'response_too_large';
+  if (error.code === 'ECONNREFUSED') return 'connect_refused';
+  if (tcpConnected && !secured) return 'tls_failed';
+  return 'connect_failed';
 }

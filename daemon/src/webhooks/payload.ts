@@ -19,9 +19,21 @@ export function taskLink(publicUrl: string | undefined, taskId: number): string 
   return `${publicUrl.replace(/\/+$/, '')}/#task-${taskId}`;
 }
 
+/**
+ * What a chat message must not carry from board text: every Unicode control (Cc: C0, DEL, C1 such as U+0085 and
+ * U+009B), the line and paragraph separators (U+2028, U+2029) and the bidirectional controls (U+061C, U+200E/F,
+ * U+202A-U+202E, U+2066-U+2069) that can reorder what a reader sees. Joiners (U+200C/D) stay: emoji and scripts need them.
+ */
+const UNSAFE_IN_CHAT = /[\p{Cc}\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]+/gu;
+
+/** Board text fit for one chat line: each run of unsafe characters becomes one space. */
+export function plainLine(text: string): string {
+  return text.replace(UNSAFE_IN_CHAT, ' ');
+}
+
 /** Cut by code points, so a cut never splits a surrogate pair. */
 export function cutTitle(title: string, limit = TITLE_LIMIT): string {
-  const points = [...title.replace(/[\u0000-\u001f\u007f]+/g, ' ')];
+  const points = [...plainLine(title)];
   return points.length <= limit ? points.join('') : `${points.slice(0, limit - 1).join('')}…`;
 }
 
@@ -49,7 +61,8 @@ const HEADLINES: Record<WebhookEventType, string> = {
 };
 
 /** The line for people, in plain words; `escape` is applied to every piece of agent-written or agent-chosen text. */
-function describe(event: WebhookEvent, publicUrl: string | undefined, escape: (text: string) => string): string {
+function describe(event: WebhookEvent, publicUrl: string | undefined, escapeForTarget: (text: string) => string): string {
+  const escape = (text: string) => escapeForTarget(plainLine(text));
   if (event.type === 'test') return 'Roundtable test delivery: this webhook works.';
   if (event.type === 'owner_message') {
     return `Roundtable: ${escape(event.actor)} sent a direct message to ${escape((event.owners ?? []).join(', '))} in the room.`;

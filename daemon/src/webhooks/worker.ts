@@ -1,5 +1,6 @@
-// The delivery worker: woken by the board's events after a commit (and by retry due-times), it takes leases on due
-// outbox rows, signs and sends each, and records the outcome: delivered, a retry with backoff, or the dead-letter list.
+// The delivery worker: woken by the board's events after a commit, by rows another process wrote (`webhooks test`)
+// and by retry due-times, it takes leases on due outbox rows, signs and sends each, and records the outcome: delivered,
+// a retry with backoff, or the dead-letter list. Every failed attempt is a warn line (ids and the receiver's origin).
 import type { BoardEvent, EventBus } from '../events.js';
 import { log } from '../log.js';
 import type { ClaimedDelivery, WebhookOutbox } from '../store/webhooks-port.js';
@@ -23,8 +24,8 @@ export interface WorkerOptions {
 const WAKING_ACTIONS = new Set(['submitted', 'rejected', 'lease_expired', 'cancelled']);
 
 /**
- * Rows written by another process (`roundtable webhooks test` on a SQLite board) are not announced on this daemon's
- * events; a slow look catches them. New work from the board itself never waits for it.
+ * A slow look as a last resort: rows written by another process are announced by the store (watchOutsideWrites), and
+ * new work from the board by its events; this only catches what both missed.
  */
 const CATCH_UP_MS = 30_000;
 const PURGE_AFTER_MS = 24 * 3_600_000;
@@ -35,6 +36,14 @@ function wakes(event: BoardEvent): boolean {
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
+
+function originOf(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return 'unparsable';
+  }
+}
 
 export class DeliveryWorker {
   private readonly inFlight = new Set<Promise<void>>();
@@ -48,6 +57,7 @@ export class DeliveryWorker {
   private timer: NodeJS.Timeout | undefined;
   private readonly catchUp: NodeJS.Timeout;
   private readonly unsubscribe: () => void;
+  private readonly unwatch: () => void;
   private lastPurge = 0;
 
   constructor(private readonly options: WorkerOptions) {
@@ -58,6 +68,7 @@ export class DeliveryWorker {
     this.unsubscribe = options.events.subscribe((event) => {
       if (wakes(event)) this.wake();
     });
+    this.unwatch = options.outbox.watchOutsideWrites(() => this.wake());
     this.catchUp = setTimeout(function tick(this: DeliveryWorker) {
       this.wake();
       this.catchUp.refresh();
@@ -161,15 +172,17 @@ export class DeliveryWorker {
     if (outcome.error === 'shutdown') return this.options.outbox.release(delivery.id);
     const delay = retryDelayMs(delivery.attempts + 1, this.options.retry);
     await this.options.outbox.markFailed(delivery.id, outcome.error, delay === null ? null : iso(at + delay), iso(at));
-    const fields = { delivery: delivery.id, webhook: webhook.id, event: delivery.event.type, attempt: delivery.attempts + 1, error: outcome.error };
-    if (delay === null) log.warn('webhook delivery dead-lettered after its last attempt', fields);
-    else log.info('webhook delivery failed; will retry', { ...fields, retry_in_ms: delay });
+    // The origin only: a chat webhook's path or query is its credential.
+    const fields = { delivery: delivery.id, webhook: webhook.id, receiver: originOf(webhook.url), event: delivery.event.type, attempt: delivery.attempts + 1, error: outcome.error };
+    if (delay === null) log.warn('webhook delivery failed and was dead-lettered after its last attempt; `roundtable webhooks status` lists it', fields);
+    else log.warn('webhook delivery failed; will retry', { ...fields, retry_in_ms: delay, retry_at: iso(at + delay) });
   }
 
   /** Stops taking work, lets attempts in flight finish until the deadline, then cuts them off. */
   async close(deadlineMs = 3_000): Promise<void> {
     this.closing = true;
     this.unsubscribe();
+    this.unwatch();
     clearTimeout(this.timer);
     clearTimeout(this.catchUp);
     await this.draining;

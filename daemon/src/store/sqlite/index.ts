@@ -53,6 +53,9 @@ import { SqliteEventLog } from './event-log.js';
 import { consequencesOf, type BoardChange } from '../consequences.js';
 import { DEFAULT_RETENTION, touchesDependents, type EventPage, type EventRetention, type LogPosition } from '../event-log.js';
 
+/** How often the delivery worker looks for a delivery another process wrote: `webhooks test` arrives within this. */
+const OUTSIDE_WRITE_LOOK_MS = 250;
+
 export interface SqliteStoreOptions extends DatabaseOptions {
   /** The signing secrets of the board's webhooks, from webhook-secrets.json (absent: deliveries fail as no_secret). */
   readonly webhookSecrets?: SecretLookup | undefined;
@@ -292,6 +295,25 @@ export class SqliteStore implements BoardStore {
       release: async (id) => void held.delete(id),
       nextDue: async () => hooks.nextDueExcept(held),
       purgeDelivered: (olderThan) => this.write(() => hooks.purgeDelivered(olderThan)),
+      watchOutsideWrites(wake) {
+        // `webhooks test` writes from another process, which no event of this daemon announces. data_version is read
+        // from the WAL index in shared memory (no disk read), so a look every quarter second costs next to nothing.
+        let seen = hooks.dataVersion();
+        const timer = setInterval(() => {
+          let now: number;
+          try {
+            now = hooks.dataVersion();
+          } catch {
+            return; // closed under the timer at shutdown
+          }
+          if (now !== seen) {
+            seen = now;
+            wake();
+          }
+        }, OUTSIDE_WRITE_LOOK_MS);
+        timer.unref();
+        return () => clearInterval(timer);
+      },
     };
   }
 

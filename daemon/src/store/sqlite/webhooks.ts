@@ -2,8 +2,8 @@
 // calls for what consequences.ts derives), what the worker takes and records, and the owner's configuration. Secrets live in a file (secret-file.ts).
 import type Database from 'better-sqlite3';
 import { eventsColumn, type WebhookEvent } from '../webhook-events.js';
-import { toClaimedDelivery, toDeliveryRow, toWebhookConfig } from '../webhook-rows.js';
-import type { ClaimedDelivery, NewWebhook, OutboxStatus, SecretLookup, WebhookConfig } from '../webhooks-port.js';
+import { toClaimedDelivery, toDeliveryRow, toWebhookConfig, toWebhookHealth, WEBHOOK_HEALTH_SQL, type HealthDbRow } from '../webhook-rows.js';
+import type { ClaimedDelivery, NewWebhook, OutboxStatus, SecretLookup, WebhookConfig, WebhookHealth } from '../webhooks-port.js';
 
 interface WebhookRow {
   id: string;
@@ -53,6 +53,13 @@ export class SqliteWebhooks {
       delivered: db.prepare("UPDATE webhook_deliveries SET state = 'delivered', attempts = attempts + 1, last_error = NULL, finished_at = @at WHERE id = @id AND state = 'pending'"),
       retry: db.prepare("UPDATE webhook_deliveries SET attempts = attempts + 1, last_error = @error, next_attempt_at = @retry WHERE id = @id AND state = 'pending'"),
       dead: db.prepare("UPDATE webhook_deliveries SET state = 'dead', attempts = attempts + 1, last_error = @error, finished_at = @at WHERE id = @id AND state = 'pending'"),
+      // The webhook's last attempt, beside the delivery's outcome (same transaction: the caller's write()).
+      lastAttempt: db.prepare(
+        'UPDATE webhooks SET last_attempt_at = @at, last_outcome = @outcome, last_error = @error WHERE id = (SELECT webhook_id FROM webhook_deliveries WHERE id = @id)',
+      ),
+      health: db.prepare(WEBHOOK_HEALTH_SQL),
+      // Changes whenever another connection (another process) commits to the file; this one's own writes leave it.
+      dataVersion: db.prepare('PRAGMA data_version').pluck(),
       purge: db.prepare("DELETE FROM webhook_deliveries WHERE state = 'delivered' AND finished_at < ?"),
       insertWebhook: db.prepare(
         'INSERT INTO webhooks (id, url, events, format, allow_loopback, allow_private, created_at) VALUES (@id, @url, @events, @format, @allow_loopback, @allow_private, @created_at)',
@@ -93,11 +100,18 @@ export class SqliteWebhooks {
 
   markDelivered(id: string, at: string): void {
     this.stmt.delivered.run({ id, at });
+    this.stmt.lastAttempt.run({ id, at, outcome: 'delivered', error: null });
   }
 
   markFailed(id: string, error: string, retryAt: string | null, at: string): void {
     if (retryAt === null) this.stmt.dead.run({ id, error, at });
     else this.stmt.retry.run({ id, error, retry: retryAt });
+    this.stmt.lastAttempt.run({ id, at, outcome: 'failed', error });
+  }
+
+  /** SQLite's data_version: a number that changes when another process commits to the file. */
+  dataVersion(): number {
+    return this.stmt.dataVersion.get() as number;
   }
 
   purgeDelivered(olderThan: string): number {
@@ -134,6 +148,7 @@ export class SqliteWebhooks {
   status(limit: number): OutboxStatus {
     const counts = new Map((this.stmt.countState.all() as Array<{ state: string; n: number }>).map((r) => [r.state, r.n]));
     return {
+      webhooks: (this.stmt.health.all() as HealthDbRow[]).map(toWebhookHealth),
       pending: counts.get('pending') ?? 0,
       delivered: counts.get('delivered') ?? 0,
       deadTotal: counts.get('dead') ?? 0,
