@@ -21,12 +21,27 @@ export function markSelected(taskId: number | null): void {
   for (const [id, entry] of cards) entry.card.classList.toggle('selected', id === taskId);
 }
 
-/** Priority (when not normal) and, for an open task, whether it is ready or what it waits on. */
-export function planChips(task: Pick<TaskSummary, 'priority' | 'status' | 'blocked_by' | 'blocked_by_cancelled'>): HTMLElement[] {
+/** The skills no claimer has of an open task no one can claim (the daemon reads it from the agents in force), or undefined. */
+export function noClaimerFor(data: BoardState | null, taskId: number): readonly string[] | undefined {
+  return data?.unclaimable.find((entry) => entry.id === taskId)?.missing_skills;
+}
+
+function unclaimableChip(missing: readonly string[], mode: BoardState['mode'] | undefined): HTMLElement {
+  const member = mode === 'peer' ? 'peer' : 'worker';
+  const why = missing.length ? `no ${member} has ${missing.join(', ')}` : `no single ${member} has all of its skills`;
+  return h('span', { class: 'chip unclaimable', title: `${why}: give one the skill, or edit the task` }, 'no one can claim');
+}
+
+/**
+ * Priority (when not normal) and, for an open task, whether it is ready or what it waits on; an open task no member can
+ * claim (`noClaimer`: the skills none has) says so instead of ready.
+ */
+export function planChips(task: Pick<TaskSummary, 'priority' | 'status' | 'blocked_by' | 'blocked_by_cancelled'>, noClaimer?: readonly string[]): HTMLElement[] {
   const chips: HTMLElement[] = [];
   if (task.priority !== 'normal') chips.push(h('span', { class: `chip priority priority-${task.priority}`, title: 'priority' }, task.priority));
   if (task.blocked_by.length) chips.push(h('span', { class: 'chip blocked', title: 'cannot be claimed until these are done' }, `blocked by ${ids(task.blocked_by)}`));
-  else if (task.status === 'open') chips.push(h('span', { class: 'chip ready', title: 'nothing blocks it: it can be claimed now' }, 'ready'));
+  if (noClaimer && task.status === 'open') chips.push(unclaimableChip(noClaimer, view.data?.mode));
+  else if (!task.blocked_by.length && task.status === 'open') chips.push(h('span', { class: 'chip ready', title: 'nothing blocks it: it can be claimed now' }, 'ready'));
   if (task.blocked_by_cancelled.length) {
     chips.push(h('span', { class: 'chip stranded', title: 'a blocker was cancelled: edit its dependencies, or cancel it' }, `cancelled blocker ${ids(task.blocked_by_cancelled)}`));
   }
@@ -44,13 +59,13 @@ export function pathChips(reservations: Reservations): HTMLElement | null {
   );
 }
 
-function buildCard(task: TaskSummary, reservations: Reservations): HTMLButtonElement {
+function buildCard(task: TaskSummary, reservations: Reservations, noClaimer: readonly string[] | undefined): HTMLButtonElement {
   const meta = h(
     'span',
     { class: 'card-meta' },
     task.assignee ? h('span', { class: 'who' }, avatar(task.assignee, true), task.assignee) : h('span', { class: 'who nobody' }, task.status === 'open' ? 'unclaimed' : 'nobody'),
     task.required_skills.map((skill) => h('span', { class: 'chip' }, skill)),
-    planChips(task),
+    planChips(task, noClaimer),
     task.status === 'claimed' && task.lease_expires_at ? leaseEl(task.lease_expires_at) : null,
   );
   const card = h(
@@ -87,10 +102,11 @@ export function renderColumns(data: BoardState, filter: TaskFilter): void {
     const items = sorted.map((task) => {
       seen.add(task.id);
       const paths = reserved.get(task.id) ?? [];
-      const sig = JSON.stringify([task, paths]);
+      const noClaimer = noClaimerFor(data, task.id);
+      const sig = JSON.stringify([task, paths, noClaimer]);
       let entry = cards.get(task.id);
       if (!entry || entry.sig !== sig) {
-        const card = buildCard(task, paths);
+        const card = buildCard(task, paths, noClaimer);
         if (!view.firstRender) card.classList.add('changed');
         if (task.id === view.openTaskId) card.classList.add('selected');
         entry = { item: h('li', null, card), card, sig };

@@ -1,6 +1,6 @@
 // One task in full, in a side panel: its facts, description, result, reviews, messages and history (older pages on
 // request), and for an owner the controls that act on it. Re-read live; typed text in its forms survives a re-read.
-import { planChips } from './board-view.js';
+import { noClaimerFor, planChips } from './board-view.js';
 import { avatar, byId, h, ids, statusLabel, timeEl, type Child } from './dom.js';
 import { request } from './net.js';
 import { sessionEndedMessage } from './session-end.js';
@@ -153,7 +153,7 @@ function renderDetail(detail: TaskDetail): void {
     h('dd', null, h('span', { class: `chip priority priority-${task.priority}` }, task.priority)),
     h('dt', null, 'Depends on'),
     // Priority has its own line: here only whether the task is ready or what blocks it.
-    h('dd', { class: 'depends-on' }, task.depends_on.length ? ids(task.depends_on) : h('span', { class: 'empty' }, 'nothing'), planChips({ ...task, priority: 'normal' })),
+    h('dd', { class: 'depends-on' }, task.depends_on.length ? ids(task.depends_on) : h('span', { class: 'empty' }, 'nothing'), planChips({ ...task, priority: 'normal' }, noClaimerFor(view.data, task.id))),
     h('dt', null, 'Dependents'),
     h('dd', { class: 'dependents' }, detail.dependents.length ? ids(detail.dependents) : h('span', { class: 'empty' }, 'none')),
     task.status === 'claimed' ? [h('dt', null, 'Reserved paths'), h('dd', { class: 'reserved' }, reservations.length ? reservations.map((r) => h('span', { class: `chip path${r.exclusive ? ' exclusive' : ''}` }, r.pattern)) : h('span', { class: 'empty' }, 'none'))] : null,

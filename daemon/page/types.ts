@@ -18,6 +18,8 @@ export interface BoardState {
   /** acts: the page offers this session its forms and buttons (an owner's). */
   readonly me: { readonly name: string; readonly role: Role; readonly acts: boolean };
   readonly tasks: readonly TaskSummary[];
+  /** Open tasks no member in force can claim, with the required skills no claimer has (may be empty: none has all). */
+  readonly unclaimable: ReadonlyArray<{ readonly id: number; readonly missing_skills: readonly string[] }>;
   readonly counts: Partial<Record<TaskStatus, number>>;
   readonly members: readonly Member[];
   readonly room: readonly RoomMessage[];

@@ -5,6 +5,7 @@ import { closeSync, fsyncSync, openSync, readFileSync, renameSync, unlinkSync, w
 import { dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { Role } from 'roundtable-shared';
+import { quoted } from './terminal-text.js';
 import { AgentsFileError, generateToken, hashToken, loadAgentsFile, parseAgentsFile, type Agent } from './agents.js';
 
 export interface RawEntry {
@@ -83,7 +84,7 @@ function run<T>(target: AgentsTarget, edit: Edit<T>): Promise<T> {
 
 function find(file: RawFile, name: string, where: string): RawEntry {
   const entry = file.agents.find((a) => a.name === name);
-  if (!entry) throw new AgentsFileError(`${where}: no agent is called "${name}"; \`roundtable agents list\` shows the names`);
+  if (!entry) throw new AgentsFileError(`${where}: no agent is called ${quoted(name)}; \`roundtable agents list\` shows the names`);
   return entry;
 }
 
@@ -94,7 +95,13 @@ export function listAgents(target: AgentsTarget): Promise<Agent[]> {
 export function addAgent(target: AgentsTarget, options: { name: string; role: Role; skills: string[]; toolsets?: string[] | null }): Promise<string> {
   const token = generateToken();
   return run(target, (file, where) => {
-    if (file.agents.some((a) => a.name === options.name)) throw new AgentsFileError(`${where}: an agent called "${options.name}" already exists; use \`roundtable agents rotate\` for a new token`);
+    if (file.agents.some((a) => a.name === options.name)) throw new AgentsFileError(`${where}: an agent called ${quoted(options.name)} already exists; use \`roundtable agents rotate\` for a new token`);
+    const clash = file.agents.find((a) => a.name.toLowerCase() === options.name.toLowerCase());
+    if (clash) {
+      throw new AgentsFileError(
+        `${where}: ${quoted(options.name)} is equal but for case to the agent ${quoted(clash.name)}; agent names must differ in more than case. Choose another name (or \`roundtable agents rotate ${clash.name}\` for a new token of that one)`,
+      );
+    }
     const entry: RawEntry = { name: options.name, role: options.role, skills: options.skills, ...(options.toolsets && { toolsets: options.toolsets }), token_sha256: hashToken(token) };
     return { result: token, write: { ...file, agents: [...file.agents, entry] } };
   });

@@ -1,7 +1,7 @@
 // The agents directory on PostgreSQL, for the daemons and `roundtable agents`: the table as an edit target, as a
 // source every daemon reloads from on NOTIFY, and the start of a board whose table is still empty.
 import { existsSync } from 'node:fs';
-import { hashToken, parseAgentsFile, type AgentDirectory } from './agents.js';
+import { AGENTS_TABLE, hashToken, parseAgentsFile, type AgentDirectory } from './agents.js';
 import { importAgents, type AgentsTarget, type RawEntry, type RawFile } from './agents-admin.js';
 import type { AgentsSource } from './agents-registry.js';
 import { AgentsFileError } from './agents.js';
@@ -10,7 +10,7 @@ import { editDirectory, listenForAgentChanges, readDirectory, type StoredDirecto
 import { MAINTENANCE_DEADLINES, openPool, type Sql } from './store/postgres/connection.js';
 import { migratePostgres } from './store/postgres/migrate.js';
 
-const WHERE = 'the agents table';
+const WHERE = AGENTS_TABLE;
 
 /** The directory as the database keeps it: a mode, and every token as its hash. */
 function storedForm(file: RawFile): StoredDirectory {

@@ -63,6 +63,9 @@ const fileSchema = z.strictObject({
 
 export class AgentsFileError extends Error {}
 
+/** How messages name the agents directory on PostgreSQL (agents-table.ts), where the file's path names agents.json. */
+export const AGENTS_TABLE = 'the agents table';
+
 export function hashToken(token: string): string {
   return createHash('sha256').update(token, 'utf8').digest('hex');
 }
@@ -154,10 +157,17 @@ export function parseAgentsFile(text: string, path: string): AgentDirectory {
     throw new AgentsFileError(`${path}: ${describePath(raw, issue.path)} ${issue.message}`);
   }
   const agents = parsed.data.agents;
-  const seen = new Set<string>();
+  // Names equal but for case are one name to a person reading the board (issue 31): refused like a duplicate.
+  const seen = new Map<string, string>();
   for (const [i, agent] of agents.entries()) {
-    if (seen.has(agent.name)) throw new AgentsFileError(`${path}: agents[${i}] ("${agent.name}") name: duplicate; agent names must be unique`);
-    seen.add(agent.name);
+    const other = seen.get(agent.name.toLowerCase());
+    if (other === agent.name) throw new AgentsFileError(`${path}: agents[${i}] ("${agent.name}") name: duplicate; agent names must be unique`);
+    if (other !== undefined) {
+      throw new AgentsFileError(
+        `${path}: agents[${i}] ("${agent.name}") name: equal but for case to "${other}"; agent names must differ in more than case. Rename or remove one of the two (${caseClashFix(path, agent.name)})`,
+      );
+    }
+    seen.set(agent.name.toLowerCase(), agent.name);
   }
   const mode = parsed.data.mode;
   if (mode === 'role') {
@@ -190,6 +200,11 @@ export function parseAgentsFile(text: string, path: string): AgentDirectory {
     };
   });
   return new AgentDirectory(entries, agents.filter((a) => a.token !== undefined).map((a) => a.name), mode);
+}
+
+/** How to undo a clash: the agents table is edited with the CLI; a file by hand (the CLI refuses to edit an invalid file). */
+function caseClashFix(path: string, name: string): string {
+  return path === AGENTS_TABLE ? `\`roundtable agents remove ${name}\`, then add it again under another name` : `edit ${path}`;
 }
 
 export function loadAgentsFile(path: string): AgentDirectory {

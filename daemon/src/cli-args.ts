@@ -1,6 +1,7 @@
 // Reading the `roundtable` command line against what each command accepts: every mistake is one UsageError
 // that names the option or argument, so the CLI can print one line and the command's usage, never a stack.
 import { parseArgs } from 'node:util';
+import { quoted } from './terminal-text.js';
 
 export interface OptionSpec {
   readonly type: 'boolean' | 'string';
@@ -59,7 +60,7 @@ export function readCommandLine(
     }
     given.push({ name: token.name, rawName: token.rawName });
     if (spec.type === 'boolean') {
-      if (token.value !== undefined) throw new UsageError(`${token.rawName} takes no value (got "${token.value}")`, usage);
+      if (token.value !== undefined) throw new UsageError(`${token.rawName} takes no value (got ${quoted(token.value)})`, usage);
       values[token.name] = true;
       continue;
     }

@@ -4,6 +4,7 @@ import { addAgent, agentsFileTarget, importAgents, listAgents, removeAgent, rota
 import { ROLES, type Role } from 'roundtable-shared';
 import { AgentsFileError } from './agents.js';
 import { nearest, readCommandLine, UsageError, type OptionSpec, type ParsedLine } from './cli-args.js';
+import { escapeControls, quoted } from './terminal-text.js';
 import { backupDatabaseFile, BackupError, listBackups, restoreBackup } from './backup.js';
 import { DatabaseInUse, daemonUsing } from './db-lock.js';
 import { runDoctor } from './doctor.js';
@@ -178,18 +179,18 @@ function resolveCommand(line: ParsedLine): Invocation {
   if (first === 'agents') {
     const action = rest.shift() ?? 'list';
     command = `agents ${action}`;
-    if (!COMMANDS[command]) throw new UsageError(`unknown agents subcommand "${action}"; the known ones are ${AGENT_ACTIONS.join(', ')}`, AGENTS_USAGE);
+    if (!COMMANDS[command]) throw new UsageError(`unknown agents subcommand ${quoted(action)}; the known ones are ${AGENT_ACTIONS.join(', ')}`, AGENTS_USAGE);
   }
   if (first === 'webhooks') {
     const action = rest.shift() ?? 'list';
     command = `webhooks ${action}`;
-    if (!COMMANDS[command]) throw new UsageError(`unknown webhooks subcommand "${action}"; the known ones are list, add, remove, test, status`, WEBHOOKS_USAGE);
+    if (!COMMANDS[command]) throw new UsageError(`unknown webhooks subcommand ${quoted(action)}; the known ones are list, add, remove, test, status`, WEBHOOKS_USAGE);
   }
   const spec = COMMANDS[command];
   if (!spec) {
     const names = [...new Set(Object.keys(COMMANDS).map((key) => key.split(' ')[0]!))];
     const near = nearest(String(first), names);
-    throw new UsageError(`unknown command "${first}"; ${near ? `did you mean ${near}? ` : ''}the commands are ${names.join(', ')}`, ALL_USAGE);
+    throw new UsageError(`unknown command ${quoted(String(first))}; ${near ? `did you mean ${near}? ` : ''}the commands are ${names.join(', ')}`, ALL_USAGE);
   }
   const usage = usageOf([command]);
   for (const option of line.given) {
@@ -200,9 +201,9 @@ function resolveCommand(line: ParsedLine): Invocation {
   }
   const missing = spec.args[rest.length];
   if (missing) throw new UsageError(`roundtable ${command} needs ${missing.missing}`, usage);
-  if (rest.length > spec.args.length) throw new UsageError(`unexpected argument "${rest[spec.args.length]}" after roundtable ${command}${spec.args.length ? ` ${spec.args.map((a) => a.name).join(' ')}` : ''}`, usage);
+  if (rest.length > spec.args.length) throw new UsageError(`unexpected argument ${quoted(rest[spec.args.length]!)} after roundtable ${command}${spec.args.length ? ` ${spec.args.map((a) => a.name).join(' ')}` : ''}`, usage);
   if (line.values['role'] !== undefined && !isRole(String(line.values['role']))) {
-    throw new UsageError(`--role must be one of ${ROLES.join(', ')} (got "${String(line.values['role'])}")`, usage);
+    throw new UsageError(`--role must be one of ${ROLES.join(', ')} (got ${quoted(String(line.values['role']))})`, usage);
   }
   if (command === 'migrate' && (typeof line.values['to'] !== 'string' || !/^postgres(ql)?:\/\/\S+$/.test(line.values['to']))) {
     throw new UsageError('roundtable migrate needs --to with a PostgreSQL URL such as postgres://roundtable@db.internal/roundtable', usage);
@@ -358,7 +359,7 @@ async function agentsAction(path: AgentsTarget, { command, args, values }: Invoc
     case 'agents import': {
       await importAgents(path, name!);
       const count = (await listAgents(path)).length;
-      process.stdout.write(`Moved ${count} agent(s) from ${name} into the agents table (tokens as hashes only); ${applies}. Edit agents with \`roundtable agents ...\` from now on; the file is no longer read, so keep it only as a backup, or delete it.\n`);
+      process.stdout.write(`Moved ${count} agent(s) from ${escapeControls(name!)} into the agents table (tokens as hashes only); ${applies}. Edit agents with \`roundtable agents ...\` from now on; the file is no longer read, so keep it only as a backup, or delete it.\n`);
       return;
     }
   }
@@ -392,7 +393,7 @@ async function webhooksCommand(config: Config, { command, args, values }: Invoca
         return;
       }
       case 'webhooks remove':
-        if (!(await admin.removeWebhook(args[0]!))) throw new WebhookCommandError(`no webhook has the id ${args[0]}; \`roundtable webhooks list\` shows them`);
+        if (!(await admin.removeWebhook(args[0]!))) throw new WebhookCommandError(`no webhook has the id ${quoted(args[0]!)}; \`roundtable webhooks list\` shows them`);
         process.stdout.write(`Removed webhook ${args[0]} with its secret and its undelivered deliveries.\n`);
         return;
       case 'webhooks test': {
@@ -450,7 +451,7 @@ async function migrateCommand(config: Config, to: string): Promise<void> {
 function restoreCommand(config: Config, file: string): void {
   if (config.databaseUrl) throw new BackupError(POSTGRES_BACKUPS);
   const { restored, keptAside } = restoreBackup(file, { dbPath: config.dbPath, backupDir: config.backup.dir });
-  process.stdout.write(`Restored ${config.dbPath} from ${restored}.${keptAside ? ` The previous database is kept as ${keptAside}.` : ''}\n`);
+  process.stdout.write(`Restored ${config.dbPath} from ${escapeControls(restored)}.${keptAside ? ` The previous database is kept as ${keptAside}.` : ''}\n`);
 }
 
 /** Reads KEY=value lines (the systemd EnvironmentFile) into the environment; variables already set win. */
@@ -522,17 +523,20 @@ async function main(argv: string[]): Promise<void> {
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {
+  // Messages may quote what was typed: shown escaped, so no escape sequence in it reaches the terminal (issue 31).
+  const say = (text: string) => void process.stderr.write(`roundtable: ${escapeControls(text, { keepLineBreaks: true })}\n`);
   if (error instanceof UsageError) {
-    process.stderr.write(`roundtable: ${error.message}\n${error.usage}\nEvery command and option: roundtable --help\n`);
+    say(error.message);
+    process.stderr.write(`${error.usage}\nEvery command and option: roundtable --help\n`);
     process.exit(2);
   }
   if (EXPECTED_ERRORS.some((type) => error instanceof type)) {
-    process.stderr.write(`roundtable: ${(error as Error).message}\n`);
+    say((error as Error).message);
   } else if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
     const { port } = error as NodeJS.ErrnoException & { port?: number };
-    process.stderr.write(`roundtable: port ${port ?? '(unknown)'} is already in use; stop the program holding it, or choose another port: ROUNDTABLE_PORT=N or --port N\n`);
+    say(`port ${port ?? '(unknown)'} is already in use; stop the program holding it, or choose another port: ROUNDTABLE_PORT=N or --port N`);
   } else {
-    process.stderr.write(`roundtable: ${(error as Error).stack ?? String(error)}\n`);
+    say((error as Error).stack ?? String(error));
   }
   process.exit(1);
 });

@@ -8,6 +8,7 @@ import { request as httpsRequest } from 'node:https';
 import { dirname, join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { AgentsFileError, loadAgentsFile, type AgentDirectory } from './agents.js';
+import { escapeControls } from './terminal-text.js';
 import { listBackups } from './backup.js';
 import type { Config } from './config.js';
 import { daemonUsing } from './db-lock.js';
@@ -147,6 +148,8 @@ async function checkAgentsOf(config: Config): Promise<CheckResult> {
   try {
     directory = await readAgentsTable(config.databaseUrl);
   } catch (error) {
+    // A table that breaks a rule (two names equal but for case, held from before the rule): its daemons refuse to start.
+    if (error instanceof AgentsFileError) return result('agents', 'fail', error.message, 'daemons on this board refuse to start until it is fixed');
     return result('agents', 'fail', `cannot read the agents table: ${(error as { code?: string }).code ?? 'connection failed'}`, 'see the database line below');
   }
   if (directory) return result('agents', 'ok', `${countAgents(directory)} in the agents table`);
@@ -549,7 +552,8 @@ export async function runChecks(config: Config, write: (text: string) => void, c
 
 /** Returns the exit code: 1 when a check failed, 0 otherwise (warnings do not fail). */
 export async function runDoctor(config: Config): Promise<number> {
-  const write = (text: string) => void process.stdout.write(text);
+  // Findings may quote agents.json (a refused name): shown escaped, like every CLI message (terminal-text.ts).
+  const write = (text: string) => void process.stdout.write(escapeControls(text, { keepLineBreaks: true }));
   write(`roundtable doctor ${VERSION}\n`);
   const results = await runChecks(config, write);
   const count = (s: CheckStatus) => results.filter((r) => r.status === s).length;

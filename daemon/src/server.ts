@@ -13,6 +13,7 @@ import { createApp } from './app.js';
 import { newestBackupAgeMs, takeBackup } from './backup.js';
 import { Board } from './board/board.js';
 import { Leases } from './board/leases.js';
+import { claimersChanged } from './board/claimability.js';
 import { losersOfClaims } from './board/rules.js';
 import { PathReservations } from './board/reservations.js';
 import { Presence } from './board/presence.js';
@@ -98,7 +99,10 @@ async function agentsFromDatabase(pg: Sql, agentsFile: string, onReloaded: (prev
 export async function startBoard(config: Config): Promise<RunningBoard> {
   // The claims of an agent that is removed, or whose new role does not claim, go back to the pool: revoking strands no work.
   let releaseHeldBy: (name: string, why: string) => Promise<number[]> = async () => [];
+  // Live pages read the state again when who may claim what changed (a task may have become claimable, or not).
+  let announce: (agent: string) => void = () => undefined;
   const onReloaded = (previous: AgentDirectory, current: AgentDirectory) => {
+    for (const name of claimersChanged(previous, current)) announce(name);
     for (const { name, why } of losersOfClaims(previous, current)) {
       releaseHeldBy(name, why).then(
         (ids) => ids.length && log.info('released the tasks of an agent that may no longer hold them', { agent: name, task_ids: ids }),
@@ -126,6 +130,7 @@ export async function startBoard(config: Config): Promise<RunningBoard> {
   const { store } = opened;
   // One daemon: events stay in the process. Several on PostgreSQL: they also travel by LISTEN/NOTIFY.
   const events = opened.shared?.events ?? new LocalEventBus();
+  announce = (agent) => events.publish({ type: 'presence', agent });
   // Several daemons: an event lost with a daemon that died must not leave a lease unswept for long (leases.ts).
   const leases = new Leases({ store, events, ttlMs: config.leaseTtlMs, ...(opened.shared && { recheckMs: SHARED_LEASE_RECHECK_MS }) });
   const deps = { store, agents: registry.directory, boardName: config.boardName, events, leases };

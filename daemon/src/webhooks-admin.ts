@@ -9,6 +9,7 @@ import { systemResolver } from './webhooks/deliver.js';
 import { generateSecret } from './webhooks/signing.js';
 import { readSecrets, secretsPathBeside, writeSecrets } from './webhooks/secret-file.js';
 import { WEBHOOK_FORMATS, type NewWebhook, type WebhookAdmin, type WebhookConfig, type WebhookFormat, type WebhookHealth } from './store/webhooks-port.js';
+import { quoted } from './terminal-text.js';
 
 export class WebhookCommandError extends Error {}
 
@@ -102,7 +103,7 @@ async function openSqliteAdmin(config: Config): Promise<WebhookAdmin> {
       return removed;
     },
     async enqueueTest(webhookId, event) {
-      if (!db.transaction(() => hooks.enqueueFor(webhookId, event)).immediate()) throw new WebhookCommandError(`no webhook has the id ${webhookId}; \`roundtable webhooks list\` shows them`);
+      if (!db.transaction(() => hooks.enqueueFor(webhookId, event)).immediate()) throw new WebhookCommandError(`no webhook has the id ${quoted(webhookId)}; \`roundtable webhooks list\` shows them`);
       return `${event.id}_${webhookId}`;
     },
     status: async (limit) => hooks.status(limit),
@@ -160,6 +161,6 @@ export async function addWebhook(admin: WebhookAdmin, options: AddOptions): Prom
 
 export async function queueTest(admin: WebhookAdmin, id: string): Promise<string> {
   const hooks = await admin.listWebhooks();
-  if (!hooks.some((h) => h.id === id)) throw new WebhookCommandError(`no webhook has the id ${id}; \`roundtable webhooks list\` shows them`);
+  if (!hooks.some((h) => h.id === id)) throw new WebhookCommandError(`no webhook has the id ${quoted(id)}; \`roundtable webhooks list\` shows them`);
   return admin.enqueueTest(id, testEvent(new Date().toISOString()));
 }

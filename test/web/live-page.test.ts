@@ -350,6 +350,32 @@ describe.skipIf(!HAVE_BROWSER)(`the live web page in headless Chromium${HAVE_BRO
     expect(errors).toEqual([]);
   });
 
+  it('a task no worker can claim says "no one can claim" instead of ready, and turns ready live when a worker gets the skill (issue 31 item 6)', async () => {
+    const { page, errors } = await newPage();
+    await signIn(page, 'viewer');
+    const title = `Needs fortran ${Date.now()}`;
+    const made = await api(board, 'lead', 'create_task', { title, required_skills: ['fortran'] });
+    expect(made.body['warnings'][0].missing_skills).toEqual(['fortran']);
+    const stuck = card(page, 'open', title);
+    await stuck.waitFor();
+    await expect.poll(() => stuck.locator('.chip.unclaimable').textContent()).toBe('no one can claim');
+    expect(await stuck.locator('.chip.unclaimable').getAttribute('title')).toContain('no worker has fortran');
+    expect(await stuck.locator('.chip.ready').count()).toBe(0);
+    await stuck.click();
+    await expect.poll(() => page.locator('#detail-body .depends-on .chip.unclaimable').count()).toBe(1);
+    await page.keyboard.press('Escape');
+
+    // Only the reload tells the page: no task changes, so no task event follows.
+    writeAgentsFile(join(board.dir, 'agents.json'), AGENTS.map((a) => (a.name === 'w2' ? { ...a, skills: ['python', 'fortran'] } : a)), board.tokens);
+    board.process.kill('SIGHUP');
+    await expect.poll(() => card(page, 'open', title).locator('.chip.ready').count(), { timeout: 15_000 }).toBe(1);
+    expect(await card(page, 'open', title).locator('.chip.unclaimable').count()).toBe(0);
+    writeAgentsFile(join(board.dir, 'agents.json'), AGENTS, board.tokens);
+    board.process.kill('SIGHUP');
+    await expect.poll(() => card(page, 'open', title).locator('.chip.unclaimable').count(), { timeout: 15_000 }).toBe(1);
+    expect(errors).toEqual([]);
+  });
+
   it('a long thread: the panel shows the newest 100 messages with the total, and loads the earlier ones on request', async () => {
     const { page, errors } = await newPage();
     await signIn(page, 'viewer');

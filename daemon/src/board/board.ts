@@ -25,6 +25,7 @@ import { Conflict, InvalidInput, NotFound } from '../errors.js';
 import { taskEvent } from '../events.js';
 import type { ItemPage, TaskChange } from '../store/store.js';
 import { callerOf, warning, writeExtras, type BoardDeps, type CallContext } from './context.js';
+import { claimWarning } from './claimability.js';
 import { decodeItemCursor, decodePosition, encodeCursor, encodeItemCursor } from './cursor.js';
 import { checkDependencies } from './dependencies.js';
 import { decideEdit, requireEditor, requireSomeField, type EditRequest } from './editing.js';
@@ -66,6 +67,12 @@ export class Board {
     return { agents: agents.map((a) => ({ name: a.name, role: a.role, skills: [...a.skills], last_seen: seen.get(a.name) ?? null })) };
   }
 
+  /** A created or edited task, with a warning when no member in force can claim it as written. */
+  private readonly editedOutput = (task: Task) => {
+    const unclaimable = claimWarning(task, this.deps.agents());
+    return { ...taskOutput(task), ...(unclaimable && { warnings: [unclaimable] }) };
+  };
+
   async createTask(agent: Agent, input: ToolInput<typeof createTask>, ctx: CallContext = {}): Promise<ToolOutput<typeof createTask>> {
     const caller = callerOf(this.deps, agent);
     requireCreator(caller);
@@ -81,11 +88,11 @@ export class Board {
         priority: input.priority ?? 'normal',
         dependsOn,
       },
-      writeExtras(ctx, taskOutput),
+      writeExtras(ctx, this.editedOutput),
       (facts) => checkDependencies(null, dependsOn, facts),
     );
     this.published(task, { actor: agent.name, action: 'created' });
-    return taskOutput(task);
+    return this.editedOutput(task);
   }
 
   async listTasks(agent: Agent, input: ToolInput<typeof listTasks>): Promise<ToolOutput<typeof listTasks>> {
@@ -235,11 +242,11 @@ export class Board {
         edited = edit !== null;
         return edit;
       },
-      writeExtras(ctx, taskOutput),
+      writeExtras(ctx, this.editedOutput),
     );
     // An edit may make the task ready, or claimable by someone new: the event wakes whoever it concerns.
     if (edited) this.published(task, { actor: agent.name, action: 'edited' });
-    return taskOutput(task);
+    return this.editedOutput(task);
   }
 
   /**

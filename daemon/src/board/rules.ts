@@ -2,7 +2,7 @@
 // Role mode: the leader creates, reviews and cancels; workers claim. Peer mode: every peer creates and claims,
 // any peer but the submitter reviews, the creator cancels. Observers only read, in either mode. Owners (people, in
 // either mode) do what the leader does on any task, whatever the mode, and never claim.
-import { FINAL_STATUSES, type BoardMode, type Task, type Verdict } from 'roundtable-shared';
+import { FINAL_STATUSES, SKILL_PATTERN, type BoardMode, type Task, type Verdict } from 'roundtable-shared';
 import type { Agent, AgentDirectory } from '../agents.js';
 import { Conflict, Forbidden, InvalidInput, StaleClaim } from '../errors.js';
 import type { TaskChange } from '../store/store.js';
@@ -91,6 +91,19 @@ export function missingSkills(task: { readonly required_skills: readonly string[
   return task.required_skills.filter((skill) => !agent.skills.includes(skill));
 }
 
+/**
+ * "the skill x", "the skills x, y": a skill is a plain name by rule (SKILL_PATTERN: no spaces, controls or escapes),
+ * so a message may name it as it names agents (SPEC §1, §5). A task stored before that rule may hold others: those
+ * are counted, never quoted.
+ */
+export function namedSkills(skills: readonly string[]): string {
+  const plain = skills.filter((skill) => SKILL_PATTERN.test(skill));
+  const others = skills.length - plain.length;
+  const named = plain.length ? `${plain.length === 1 ? 'the skill' : 'the skills'} ${plain.join(', ')}` : '';
+  const counted = others ? `${others} skill${others === 1 ? '' : 's'} named before the naming rule (get_task shows ${others === 1 ? 'it' : 'them'})` : '';
+  return [named, counted].filter(Boolean).join(' and ');
+}
+
 /** What a holder's call says about its claim: the claim_id it sent, if any, and the time of the call. */
 export interface HolderCall {
   readonly claimId?: number | undefined;
@@ -125,10 +138,9 @@ export function decideClaim(task: Task, caller: Caller, lease: { readonly now: n
     throw new Forbidden(`task ${task.id} is reserved for ${task.assignee}; only that member may claim it`);
   }
   const missing = missingSkills(task, agent);
-  // Counted, not named: the skills were written by whoever created the task, and errors carry only our words, ids, counts and agents.json names (SPEC §5).
   if (missing.length > 0) {
     throw new Forbidden(
-      `task ${task.id} needs ${missing.length} skill${missing.length === 1 ? '' : 's'} you do not have; get_task shows its required_skills and whoami yours. list_tasks with claimable_by_me shows what you can claim`,
+      `task ${task.id} needs ${namedSkills(missing)}, which you do not have; an owner or the leader may change its required_skills (update_task) or give you the skill. list_tasks with claimable_by_me shows what you can claim`,
     );
   }
   return { actor: agent.name, action: 'claimed', status: 'claimed', assignee: agent.name, lease: { expiresAt: new Date(lease.now + lease.ttlMs).toISOString() } };

@@ -3,6 +3,7 @@ import { FINAL_STATUSES, LIMITS, TASK_STATUSES, UNTRUSTED_CONTENT_WARNING, type 
 import type { Agent, AgentDirectory } from '../agents.js';
 import type { Board } from '../board/board.js';
 import type { Presence } from '../board/presence.js';
+import { skillsNoClaimerHas } from '../board/claimability.js';
 import { mayActOnPage } from '../board/rules.js';
 import type { Room } from '../board/room.js';
 import type { BoardStore } from '../store/store.js';
@@ -41,12 +42,18 @@ export class BoardView {
       presence.members(agent, {}),
       room.readLog(agent, { limit: ROOM_SHOWN }),
     ]);
+    const directory = this.options.agents();
     return {
       board: this.options.boardName,
-      mode: this.options.agents().mode,
+      mode: directory.mode,
       // Whether the page shows its forms and buttons: only an owner's session acts (rules.ts requirePageActor).
       me: { name: agent.name, role: agent.role, acts: mayActOnPage(agent) },
       tasks,
+      // Read from the agents in force on every state, so a reload that gives a worker the skill clears the mark.
+      unclaimable: tasks.flatMap((task) => {
+        const missing = skillsNoClaimerHas(task, directory);
+        return missing ? [{ id: task.id, missing_skills: missing }] : [];
+      }),
       counts,
       members: members.members,
       room: log.messages,

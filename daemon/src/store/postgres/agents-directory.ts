@@ -39,6 +39,9 @@ async function replaceDirectory(tx: Tx, directory: StoredDirectory): Promise<voi
     await tx`INSERT INTO agents (name, position, role, skills, toolsets, token_sha256)
       VALUES (${a.name}, ${position}, ${a.role}, ${JSON.stringify(a.skills)}, ${a.toolsets ? JSON.stringify(a.toolsets) : null}, ${a.token_sha256})`;
   }
+  // Migration 011 leaves the index out on a board that held two names equal but for case; the first write without them makes it.
+  const [folded] = await tx`SELECT to_regclass('agents_name_folded') IS NOT NULL AS present`;
+  if (!folded?.['present']) await tx`CREATE UNIQUE INDEX agents_name_folded ON agents (lower(name))`;
   await tx`INSERT INTO agents_mode (only_row, mode) VALUES (TRUE, ${directory.mode}) ON CONFLICT (only_row) DO UPDATE SET mode = excluded.mode`;
   // Delivered on COMMIT, to every daemon's LISTEN.
   await tx`SELECT pg_notify(${AGENTS_CHANNEL}, '')`;
