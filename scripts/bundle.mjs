@@ -16,7 +16,7 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 /** Per package: its entry points (tsc output) and what stays outside the bundle. */
 const PACKAGES = {
   bridge: { entries: { cli: 'dist/cli.js', worker: 'dist/worker/cli.js' }, plugins: [withoutAjv(), withoutZodLocales(), withoutZodJsonSchema()] },
-  daemon: { entries: { cli: 'dist/cli.js' }, plugins: [] },
+  daemon: { entries: { cli: 'dist/cli/main.js' }, plugins: [] },
 };
 
 /**

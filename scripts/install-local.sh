@@ -83,7 +83,7 @@ if [ "$skip_install" = 0 ]; then
   say '== npm ci (dependencies, then the build)'
   (cd "$ROOT" && npm ci --no-audit --no-fund)
 fi
-[ -f "$ROOT/daemon/dist/cli.js" ] || die "the daemon is not built: run without --skip-install (or \`npm ci\` in $ROOT)"
+[ -f "$ROOT/daemon/dist/cli/main.js" ] || die "the daemon is not built: run without --skip-install (or \`npm ci\` in $ROOT)"
 
 # ---- 3. Settings
 DATA_DIR=$(absolute "${ROUNDTABLE_DATA_DIR:-$ROOT/.roundtable}")

@@ -1,3 +1,3 @@
 #!/usr/bin/env node
-// The `roundtable-daemon` (also `roundtable`) command; the code is src/cli.ts, bundled into bundle/ (scripts/bundle.mjs).
+// The `roundtable-daemon` (also `roundtable`) command; the code is src/cli/main.ts, bundled into bundle/ (scripts/bundle.mjs).
 import '../bundle/cli.js';

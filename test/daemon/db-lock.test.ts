@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
-import { processStartTime } from '../../daemon/src/db-lock.js';
+import { processStartTime } from '../../daemon/src/runtime/db-lock.js';
 import { api, startBoard, type TestBoard } from '../helpers/board.js';
 
 const boards: TestBoard[] = [];

@@ -1,7 +1,7 @@
 // Editing a task as a pure decision: what counts as a change of a list field.
 import { expect, it } from 'vitest';
 import type { Task } from 'roundtable-shared';
-import type { Agent } from '../../daemon/src/agents.js';
+import type { Agent } from '../../daemon/src/agents/directory.js';
 import { decideEdit } from '../../daemon/src/board/editing.js';
 
 const lead: Agent = { name: 'lead', role: 'leader', skills: [] };

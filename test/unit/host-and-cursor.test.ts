@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { decodeCursor, decodeItemCursor, decodePosition, encodeCursor, encodeItemCursor } from '../../daemon/src/board/cursor.js';
 import { InvalidInput } from '../../daemon/src/errors.js';
-import { parseAllowedHost } from '../../daemon/src/config.js';
+import { parseAllowedHost } from '../../daemon/src/runtime/config.js';
 import { admits, hostAndPortOf, hostnameOf, originAdmitted } from '../../daemon/src/http/host-guard.js';
 
 it.each([

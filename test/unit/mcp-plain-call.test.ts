@@ -3,7 +3,7 @@
 // with) are not, and nothing the SDK would refuse is answered here.
 import { classifyInboundRequest } from '@modelcontextprotocol/server';
 import { describe, expect, it } from 'vitest';
-import { plainRequest } from '../../daemon/src/mcp-plain-call.js';
+import { plainRequest } from '../../daemon/src/mcp/plain-call.js';
 
 const ENVELOPE = {
   'io.modelcontextprotocol/protocolVersion': '2026-07-28',

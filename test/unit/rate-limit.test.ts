@@ -1,6 +1,6 @@
 // The token bucket: capacity, refill over time, and the wait it reports.
 import { expect, it } from 'vitest';
-import { RateLimiter } from '../../daemon/src/rate-limit.js';
+import { RateLimiter } from '../../daemon/src/runtime/rate-limit.js';
 
 it('allows the capacity at once, then refills one token per 60/perMinute seconds', () => {
   let now = 0;

@@ -2,10 +2,10 @@
 // known option; a listen that fails because the port was taken since the check.
 import { createServer } from 'node:net';
 import { expect, it } from 'vitest';
-import { nearest } from '../../daemon/src/cli-args.js';
-import { jsonErrorPlace } from '../../daemon/src/json-place.js';
-import { listenFailure, PortUnavailable } from '../../daemon/src/port-check.js';
-import { describeUptime } from '../../daemon/src/status-command.js';
+import { nearest } from '../../daemon/src/cli/args.js';
+import { jsonErrorPlace } from '../../daemon/src/agents/json-place.js';
+import { listenFailure, PortUnavailable } from '../../daemon/src/process/port-check.js';
+import { describeUptime } from '../../daemon/src/cli/status.js';
 
 function parseError(text: string): Error {
   try {

@@ -1,7 +1,7 @@
 // Web sessions and what a page hears: expiry, a removed or rotated token ending its sessions, room events filtered.
 import { createHash } from 'node:crypto';
 import { expect, it, vi } from 'vitest';
-import { parseAgentsFile, type AgentDirectory } from '../../daemon/src/agents.js';
+import { parseAgentsFile, type AgentDirectory } from '../../daemon/src/agents/directory.js';
 import { LocalEventBus } from '../../daemon/src/events.js';
 import { eventForPage, LiveStreams } from '../../daemon/src/web/event-stream.js';
 import { sessionDigest } from '../../daemon/src/store/shared-sessions.js';

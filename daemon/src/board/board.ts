@@ -20,7 +20,7 @@ import {
   type updateTask,
   type whoami,
 } from 'roundtable-shared';
-import type { Agent } from '../agents.js';
+import type { Agent } from '../agents/directory.js';
 import { Conflict, InvalidInput, NotFound } from '../errors.js';
 import { taskEvent } from '../events.js';
 import type { ItemPage, TaskChange } from '../store/store.js';

@@ -1,7 +1,7 @@
 // Whether anyone in the agents in force can claim a task as written, and if not, which of its skills no claimer has.
 // Fed by the registry (agents.json or the agents table): an agent given the skill later makes the task claimable.
 import type { TaskStatus } from 'roundtable-shared';
-import type { Agent, AgentDirectory } from '../agents.js';
+import type { Agent, AgentDirectory } from '../agents/directory.js';
 import { mayClaim, missingSkills, namedSkills } from './rules.js';
 
 /** What create_task and update_task answer beside the task when no one can claim it (shared/src/tools/tasks.ts). */

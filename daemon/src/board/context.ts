@@ -1,6 +1,6 @@
 // What every part of the board works with: the store, the agents in force, the event bus, the output helpers.
 import { UNTRUSTED_CONTENT_WARNING } from 'roundtable-shared';
-import type { Agent, AgentDirectory } from '../agents.js';
+import type { Agent, AgentDirectory } from '../agents/directory.js';
 import type { EventBus } from '../events.js';
 import type { AuditTicket, BoardStore, ResponseRecord, WriteExtras } from '../store/store.js';
 import type { Leases } from './leases.js';

@@ -2,10 +2,10 @@
 import { createHash } from 'node:crypto';
 import { findTool, IDEMPOTENCY_KEY_PATTERN, IDEMPOTENCY_KEY_TTL_MS, LIMITS, type ToolDefinition } from 'roundtable-shared';
 import type { z } from 'zod';
-import type { Agent } from '../agents.js';
+import type { Agent } from '../agents/directory.js';
 import { asBoardError, InvalidInput, NotFound, RateLimited, Unavailable, type BoardError } from '../errors.js';
-import { requestLine, log } from '../log.js';
-import type { RateLimit } from '../rate-limit.js';
+import { requestLine, log } from '../runtime/log.js';
+import type { RateLimit } from '../runtime/rate-limit.js';
 import { withCallDeadline } from '../store/call-deadline.js';
 import { AuditTicket, IdempotencyKeyTaken, type BoardStore, type Face, type LeaseRenewal } from '../store/store.js';
 import type { Board, CallContext, IdempotencyClaim } from './board.js';

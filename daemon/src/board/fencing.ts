@@ -1,5 +1,5 @@
 // Fencing: when a holder's call is refused because its claim is gone, say how it ended, when, and what the task is now.
-import type { Agent } from '../agents.js';
+import type { Agent } from '../agents/directory.js';
 import { Conflict, Forbidden, StaleClaim } from '../errors.js';
 import type { BoardStore, ClaimRecord } from '../store/store.js';
 import { leaseLapsed } from './rules.js';

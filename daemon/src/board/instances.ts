@@ -1,5 +1,5 @@
 // One process per agent token: a long-running worker holds a lease it renews; a second process is refused.
-import type { Agent } from '../agents.js';
+import type { Agent } from '../agents/directory.js';
 import { Conflict, InvalidInput } from '../errors.js';
 import type { BoardStore } from '../store/store.js';
 

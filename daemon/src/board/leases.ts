@@ -2,7 +2,7 @@
 // One timer, armed for the earliest expiry on the board: no per-task polling loop.
 import type { HeartbeatAnswer } from 'roundtable-shared';
 import type { EventBus } from '../events.js';
-import { log } from '../log.js';
+import { log } from '../runtime/log.js';
 import type { BoardStore, ExpiredLease, LeaseRenewal } from '../store/store.js';
 
 /** The longest the sweep sleeps by default: a safety net only, since one daemon learns of every lease it grants. */

@@ -1,6 +1,6 @@
 // Who is around, and waiting for activity without polling.
 import { LIMITS, WAIT_CATEGORIES, type PresenceState, type ToolInput, type ToolOutput, type WaitCategory, type members, type waitForActivity } from 'roundtable-shared';
-import type { Agent } from '../agents.js';
+import type { Agent } from '../agents/directory.js';
 import { setTimeout as delay } from 'node:timers/promises';
 import { CursorAhead, CursorExpired, RateLimited, Unauthorized } from '../errors.js';
 import type { BoardEvent, LoggedEvent } from '../events.js';

@@ -10,7 +10,7 @@ import {
   type reservePaths,
   type Task,
 } from 'roundtable-shared';
-import type { Agent } from '../agents.js';
+import type { Agent } from '../agents/directory.js';
 import type { ReservationChange } from '../store/store.js';
 import { callerOf, warning, writeExtras, type BoardDeps, type CallContext } from './context.js';
 import { decodeCursor, encodeCursor } from './cursor.js';

@@ -8,9 +8,9 @@ import {
   type readLog,
   type readUnread,
 } from 'roundtable-shared';
-import type { Agent, AgentDirectory } from '../agents.js';
+import type { Agent, AgentDirectory } from '../agents/directory.js';
 import { InvalidInput, NotFound } from '../errors.js';
-import { log } from '../log.js';
+import { log } from '../runtime/log.js';
 import type { StoredRoomMessage } from '../store/store.js';
 import { callerOf, warning, writeExtras, type BoardDeps, type CallContext } from './context.js';
 import { requireNotObserver } from './rules.js';

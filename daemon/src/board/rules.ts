@@ -3,7 +3,7 @@
 // any peer but the submitter reviews, the creator cancels. Observers only read, in either mode. Owners (people, in
 // either mode) do what the leader does on any task, whatever the mode, and never claim.
 import { FINAL_STATUSES, SKILL_PATTERN, type BoardMode, type Task, type Verdict } from 'roundtable-shared';
-import type { Agent, AgentDirectory } from '../agents.js';
+import type { Agent, AgentDirectory } from '../agents/directory.js';
 import { Conflict, Forbidden, InvalidInput, StaleClaim } from '../errors.js';
 import type { TaskChange } from '../store/store.js';
 

@@ -1,6 +1,6 @@
 // Bearer-token authentication: the token names the agent; nothing is processed without one.
 import type { MiddlewareHandler } from 'hono';
-import type { Agent, AgentDirectory } from '../agents.js';
+import type { Agent, AgentDirectory } from '../agents/directory.js';
 
 export type AuthVariables = { agent: Agent; requestId: string };
 

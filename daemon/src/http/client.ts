@@ -3,7 +3,7 @@ import type { TLSSocket } from 'node:tls';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import type { Context } from 'hono';
 
-import { normalizeAddress, type TrustProxy } from '../config.js';
+import { normalizeAddress, type TrustProxy } from '../runtime/config.js';
 
 const LOOPBACK_PEER = /^(127\.|::1$)/;
 

@@ -1,7 +1,7 @@
 // DNS-rebinding and cross-site protection: only allowed Host names on allowed ports, and no foreign Origin.
 import type { Socket } from 'node:net';
 import type { Context, MiddlewareHandler } from 'hono';
-import { LOOPBACK_HOSTS, type AllowedHost, type TrustProxy } from '../config.js';
+import { LOOPBACK_HOSTS, type AllowedHost, type TrustProxy } from '../runtime/config.js';
 import { knownScheme, viaTrustedProxy } from './client.js';
 
 export interface HostGuardOptions {

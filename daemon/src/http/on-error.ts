@@ -3,7 +3,7 @@ import type { ErrorHandler } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { BoardError, InvalidInput, Internal, RateLimited } from '../errors.js';
-import { log } from '../log.js';
+import { log } from '../runtime/log.js';
 
 export const onError: ErrorHandler = (error, c) => {
   let boardError: BoardError;

@@ -2,8 +2,8 @@
 // The answer goes out only once its line (and the tool call's) is written; lines are written in batches (log-batch.ts).
 import { randomUUID } from 'node:crypto';
 import type { MiddlewareHandler } from 'hono';
-import type { Agent } from '../agents.js';
-import { requestLine, logWritten } from '../log.js';
+import type { Agent } from '../agents/directory.js';
+import { requestLine, logWritten } from '../runtime/log.js';
 
 export type RequestVariables = { requestId: string; agent?: Agent };
 

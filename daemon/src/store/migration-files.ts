@@ -2,7 +2,7 @@
 // database whose schema is newer than the code; each store applies them in its own transactions.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PACKAGE_DIR } from '../package-dir.js';
+import { PACKAGE_DIR } from '../runtime/package-dir.js';
 
 export class SchemaTooNew extends Error {
   constructor(current: number, code: number) {

@@ -1,8 +1,8 @@
 // Chooses the board's store from the config: PostgreSQL when ROUNDTABLE_DATABASE_URL is set, else the SQLite file.
 import type Database from 'better-sqlite3';
 import type { Sql } from './postgres/connection.js';
-import type { Config } from '../config.js';
-import { lockDatabase } from '../db-lock.js';
+import type { Config } from '../runtime/config.js';
+import { lockDatabase } from '../runtime/db-lock.js';
 import type { SharedState } from './postgres/shared.js';
 import type { BoardStore } from './store.js';
 import type { SecretLookup, WebhookOutbox } from './webhooks-port.js';

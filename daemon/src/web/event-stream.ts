@@ -2,7 +2,7 @@
 import type { HttpBindings } from '@hono/node-server';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { Hono } from 'hono';
-import type { Agent } from '../agents.js';
+import type { Agent } from '../agents/directory.js';
 import { Internal } from '../errors.js';
 import type { BoardEvent, EventBus } from '../events.js';
 import { StreamFanOut, type Outgoing, type StreamSink } from './fan-out.js';

@@ -1,11 +1,11 @@
 // The live web view, composed: the page's files, sign-in sessions, the page's reads and its event stream.
 import { Hono } from 'hono';
-import type { AgentDirectory } from '../agents.js';
-import type { TrustProxy } from '../config.js';
+import type { AgentDirectory } from '../agents/directory.js';
+import type { TrustProxy } from '../runtime/config.js';
 import type { ToolDispatcher } from '../board/dispatch.js';
 import type { EventBus } from '../events.js';
 import { bodyLimit } from '../http/body-limit.js';
-import { RateLimiter } from '../rate-limit.js';
+import { RateLimiter } from '../runtime/rate-limit.js';
 import type { BoardStore } from '../store/store.js';
 import { actionRoutes } from './action-routes.js';
 import { pageActionGuard } from './csrf.js';

@@ -1,7 +1,7 @@
 // The session cookie: setting and clearing it, and the middleware that admits only a signed-in browser.
 import type { Context, MiddlewareHandler } from 'hono';
 import { deleteCookie, setCookie } from 'hono/cookie';
-import type { Agent } from '../agents.js';
+import type { Agent } from '../agents/directory.js';
 import type { SessionStore } from './sessions.js';
 
 export const SESSION_COOKIE = 'rt_session';

@@ -1,9 +1,9 @@
 // Signing in and out of the web page: POST /session exchanges a token for a session cookie, POST /session/logout ends it.
 import { Hono, type Context } from 'hono';
-import type { TrustProxy } from '../config.js';
+import type { TrustProxy } from '../runtime/config.js';
 import { InvalidInput, RateLimited } from '../errors.js';
 import { cameOverHttps, clientIp } from '../http/client.js';
-import type { RateLimiter } from '../rate-limit.js';
+import type { RateLimiter } from '../runtime/rate-limit.js';
 import { clearSessionCookie, liveSessionOf, setSessionCookie, type SessionVariables } from './session-auth.js';
 import type { SessionStore } from './sessions.js';
 

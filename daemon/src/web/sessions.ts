@@ -1,7 +1,7 @@
 // Web sign-in sessions: a random id maps to the token's hash and an expiry, never to the token. Kept in memory; with
 // several daemons on one PostgreSQL board they are also kept in the database, so a sign-in on one daemon works on all.
 import { createHash, randomBytes } from 'node:crypto';
-import type { Agent, AgentDirectory } from '../agents.js';
+import type { Agent, AgentDirectory } from '../agents/directory.js';
 import { sessionDigest, SESSIONS_PER_AGENT, type SharedSessions } from '../store/shared-sessions.js';
 
 export const SESSION_TTL_MS = 12 * 60 * 60_000;

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Hono } from 'hono';
-import { PACKAGE_DIR } from '../package-dir.js';
+import { PACKAGE_DIR } from '../runtime/package-dir.js';
 
 const WEB_DIR = join(PACKAGE_DIR, 'web/');
 

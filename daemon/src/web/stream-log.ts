@@ -5,7 +5,7 @@ import type { LoggedEvent } from '../events.js';
 import { decodeChangeCursor, encodeChangeCursor } from '../board/change-cursor.js';
 import { comparePositions, type LogEntry, type LogPosition } from '../store/event-log.js';
 import type { BoardStore } from '../store/store.js';
-import { log } from '../log.js';
+import { log } from '../runtime/log.js';
 
 /** Rows per read; a reconnecting page further behind than this many pages reads the board again instead. */
 const PAGE_ROWS = 500;

@@ -1,6 +1,6 @@
 // What the web page reads: the board at a glance and one task in full, straight from the board's parts.
 import { FINAL_STATUSES, LIMITS, TASK_STATUSES, UNTRUSTED_CONTENT_WARNING, type TaskStatus, type TaskSummary } from 'roundtable-shared';
-import type { Agent, AgentDirectory } from '../agents.js';
+import type { Agent, AgentDirectory } from '../agents/directory.js';
 import type { Board } from '../board/board.js';
 import type { Presence } from '../board/presence.js';
 import { skillsNoClaimerHas } from '../board/claimability.js';

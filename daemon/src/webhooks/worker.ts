@@ -2,7 +2,7 @@
 // and by retry due-times, it takes leases on due outbox rows, signs and sends each, and records the outcome: delivered,
 // a retry with backoff, or the dead-letter list. Every failed attempt is a warn line (ids and the receiver's origin).
 import type { BoardEvent, EventBus } from '../events.js';
-import { log } from '../log.js';
+import { log } from '../runtime/log.js';
 import type { ClaimedDelivery, WebhookOutbox } from '../store/webhooks-port.js';
 import { retryDelayMs, type RetrySchedule } from './backoff.js';
 import { attemptDelivery, type AttemptOutcome, type AttemptRequest } from './deliver.js';

@@ -3,7 +3,7 @@
 import pg from 'pg';
 import { Unavailable } from '../../errors.js';
 import { callDeadline, usesCallDeadlines } from '../call-deadline.js';
-import { log } from '../../log.js';
+import { log } from '../../runtime/log.js';
 import { connectionFailure, cutConnection, isRetryable, isReadOnly, statementCancelled, type ConnectionFailure } from './failures.js';
 import { Listener, type ListenHandle } from './listener.js';
 

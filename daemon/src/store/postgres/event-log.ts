@@ -3,7 +3,7 @@
 // only below pg_snapshot_xmin: every transaction that could still add a row there has ended, so a position once passed
 // never gains a row before it. A long-running writing transaction holds readers back until it ends (docs/SPEC.md).
 import type { LoggedEvent } from '../../events.js';
-import { log } from '../../log.js';
+import { log } from '../../runtime/log.js';
 import { LOG_START, PRUNE_EVERY, type EventPage, type EventRetention, type LogPosition } from '../event-log.js';
 import { num, type Db, type Sql, type Tx } from './connection.js';
 

@@ -6,7 +6,7 @@
 import type { Sql } from './connection.js';
 import type { ListenHandle } from './listener.js';
 import { LocalEventBus, type BoardEvent, type BoardEventListener, type EventBus } from '../../events.js';
-import { log } from '../../log.js';
+import { log } from '../../runtime/log.js';
 import { comparePositions, type LogPosition } from '../event-log.js';
 import { eventLogHead, readEvents } from './event-log.js';
 

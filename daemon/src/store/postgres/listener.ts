@@ -1,7 +1,7 @@
 // The LISTEN connection: one per pool, kept open across resets and restarts of the database. After every reconnect
 // it listens on every channel again and calls each subscriber's onListen, since notifications sent meanwhile are lost.
 import pg from 'pg';
-import { log } from '../../log.js';
+import { log } from '../../runtime/log.js';
 import { cutConnection } from './failures.js';
 
 export interface ListenHandle {

@@ -1,7 +1,7 @@
 // Tool-call rate limits shared by every daemon on the database: the same token bucket as rate-limit.ts, kept in a
 // row and updated in one statement on the database's clock, so an agent has one budget whichever daemon it calls.
 import type { Sql } from './connection.js';
-import type { RateLimit } from '../../rate-limit.js';
+import type { RateLimit } from '../../runtime/rate-limit.js';
 
 /** The bucket refilled up to now (old row `b`, the clock in `excluded.updated_ms`), before this take. */
 const REFILLED = 'LEAST($2::float8, b.tokens + GREATEST(0, excluded.updated_ms - b.updated_ms) * $3::float8)';

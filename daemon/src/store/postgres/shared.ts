@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import type { Sql } from './connection.js';
 import type { SharedWaiting } from '../shared-waiting.js';
 import type { EventBus } from '../../events.js';
-import type { RateLimit } from '../../rate-limit.js';
+import type { RateLimit } from '../../runtime/rate-limit.js';
 import type { SharedSessions } from '../shared-sessions.js';
 import { withCallDeadline } from '../call-deadline.js';
 import { PostgresEventBus } from './events.js';

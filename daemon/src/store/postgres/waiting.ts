@@ -4,7 +4,7 @@
 import type { Sql } from './connection.js';
 import type { SharedWaiting } from '../shared-waiting.js';
 import type { EventBus } from '../../events.js';
-import { log } from '../../log.js';
+import { log } from '../../runtime/log.js';
 
 /** A daemon renews its rows this often while it has waiters (and retries a failed write). */
 export const RENEW_MS = 3_000;

@@ -5,8 +5,8 @@ import { closeSync, fsyncSync, openSync, readFileSync, renameSync, unlinkSync, w
 import { dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { Role } from 'roundtable-shared';
-import { quoted } from './terminal-text.js';
-import { AgentsFileError, generateToken, hashToken, loadAgentsFile, parseAgentsFile, type Agent } from './agents.js';
+import { quoted } from '../runtime/terminal-text.js';
+import { AgentsFileError, generateToken, hashToken, loadAgentsFile, parseAgentsFile, type Agent } from './directory.js';
 
 export interface RawEntry {
   name: string;

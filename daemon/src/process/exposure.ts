@@ -1,5 +1,5 @@
 // Whether the board listens where other machines can reach it over plain HTTP: `run` logs it, `doctor` reports it.
-import type { Config } from './config.js';
+import type { Config } from '../runtime/config.js';
 
 export function isLoopback(host: string): boolean {
   const h = host.toLowerCase();

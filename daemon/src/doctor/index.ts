@@ -7,18 +7,18 @@ import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { dirname, join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
-import { AgentsFileError, loadAgentsFile, type AgentDirectory } from './agents.js';
-import { escapeControls } from './terminal-text.js';
-import { listBackups } from './backup.js';
-import type { Config } from './config.js';
-import { daemonUsing } from './db-lock.js';
-import { isLoopback, plainHttpExposure } from './exposure.js';
-import { CODE_SCHEMA_VERSION } from './store/sqlite/migrate.js';
-import { describeDatabase } from './store/open.js';
-import { exposedToGit } from './git-exclude.js';
-import { SECRETS_FILE, secretsPathBeside } from './webhooks/secret-file.js';
-import { VERSION } from './version.js';
-import type { CheckResult, CheckStatus } from './store/check-result.js';
+import { AgentsFileError, loadAgentsFile, type AgentDirectory } from '../agents/directory.js';
+import { escapeControls } from '../runtime/terminal-text.js';
+import { listBackups } from '../store/backup.js';
+import type { Config } from '../runtime/config.js';
+import { daemonUsing } from '../runtime/db-lock.js';
+import { isLoopback, plainHttpExposure } from '../process/exposure.js';
+import { CODE_SCHEMA_VERSION } from '../store/sqlite/migrate.js';
+import { describeDatabase } from '../store/open.js';
+import { exposedToGit } from '../process/git-exclude.js';
+import { SECRETS_FILE, secretsPathBeside } from '../webhooks/secret-file.js';
+import { VERSION } from '../runtime/version.js';
+import type { CheckResult, CheckStatus } from '../store/check-result.js';
 
 export type Check = (config: Config) => CheckResult | Promise<CheckResult>;
 
@@ -143,7 +143,7 @@ function countAgents(directory: AgentDirectory): string {
 /** On PostgreSQL the agents live in the agents table; agents.json only matters while the table is empty. */
 async function checkAgentsOf(config: Config): Promise<CheckResult> {
   if (!config.databaseUrl) return checkAgents(config);
-  const { readAgentsTable } = await import('./agents-table.js');
+  const { readAgentsTable } = await import('../agents/table.js');
   let directory: AgentDirectory | undefined;
   try {
     directory = await readAgentsTable(config.databaseUrl);
@@ -508,7 +508,7 @@ export function checkGit(config: Config): CheckResult {
 
 async function checkDatabaseOf(config: Config): Promise<CheckResult> {
   if (!config.databaseUrl) return checkDatabase(config);
-  const { checkPostgres } = await import('./store/postgres/doctor-check.js');
+  const { checkPostgres } = await import('../store/postgres/doctor-check.js');
   return checkPostgres(config.databaseUrl, describeDatabase(config));
 }
 

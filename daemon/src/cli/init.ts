@@ -1,8 +1,8 @@
 // `roundtable init`: a fresh agents.json with the person's owner, one leader and two workers, hashes only, mode 600.
 import { writeFileSync } from 'node:fs';
 import type { Role } from 'roundtable-shared';
-import { generateToken, hashToken } from './agents.js';
-import type { Config } from './config.js';
+import { generateToken, hashToken } from '../agents/directory.js';
+import type { Config } from '../runtime/config.js';
 
 export interface IssuedAgent {
   readonly name: string;

@@ -3,8 +3,8 @@
 import { execFileSync } from 'node:child_process';
 import { appendFileSync, mkdirSync, readFileSync, realpathSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import type { Config } from './config.js';
-import { secretsPathBeside } from './webhooks/secret-file.js';
+import type { Config } from '../runtime/config.js';
+import { secretsPathBeside } from '../webhooks/secret-file.js';
 
 const HEADER = '# roundtable: the board\'s own files (database, lock, agents, webhook secrets, backups); `roundtable doctor` checks them';
 

@@ -5,32 +5,32 @@ import { createServer as createHttpsServer } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
-import type { Sql } from './store/postgres/connection.js';
+import type { Sql } from '../store/postgres/connection.js';
 import { IDEMPOTENCY_KEY_TTL_MS } from 'roundtable-shared';
-import type { AgentDirectory } from './agents.js';
-import { AgentRegistry } from './agents-registry.js';
+import type { AgentDirectory } from '../agents/directory.js';
+import { AgentRegistry } from '../agents/registry.js';
 import { createApp } from './app.js';
-import { newestBackupAgeMs, takeBackup } from './backup.js';
-import { Board } from './board/board.js';
-import { Leases } from './board/leases.js';
-import { claimersChanged } from './board/claimability.js';
-import { losersOfClaims } from './board/rules.js';
-import { PathReservations } from './board/reservations.js';
-import { Presence } from './board/presence.js';
-import { Room } from './board/room.js';
-import { LocalEventBus } from './events.js';
-import { ToolDispatcher } from './board/dispatch.js';
-import type { Config } from './config.js';
+import { newestBackupAgeMs, takeBackup } from '../store/backup.js';
+import { Board } from '../board/board.js';
+import { Leases } from '../board/leases.js';
+import { claimersChanged } from '../board/claimability.js';
+import { losersOfClaims } from '../board/rules.js';
+import { PathReservations } from '../board/reservations.js';
+import { Presence } from '../board/presence.js';
+import { Room } from '../board/room.js';
+import { LocalEventBus } from '../events.js';
+import { ToolDispatcher } from '../board/dispatch.js';
+import type { Config } from '../runtime/config.js';
 import { plainHttpExposure } from './exposure.js';
-import { log } from './log.js';
-import { RateLimiter } from './rate-limit.js';
-import { describeDatabase, openStore } from './store/open.js';
+import { log } from '../runtime/log.js';
+import { RateLimiter } from '../runtime/rate-limit.js';
+import { describeDatabase, openStore } from '../store/open.js';
 import { listenFailure } from './port-check.js';
-import { recordLockAddress } from './db-lock.js';
-import { DeliveryWorker } from './webhooks/worker.js';
+import { recordLockAddress } from '../runtime/db-lock.js';
+import { DeliveryWorker } from '../webhooks/worker.js';
 import { excludeDaemonFiles } from './git-exclude.js';
-import { DEFAULT_RETRY } from './webhooks/backoff.js';
-import { cachedSecrets, secretsPathBeside } from './webhooks/secret-file.js';
+import { DEFAULT_RETRY } from '../webhooks/backoff.js';
+import { cachedSecrets, secretsPathBeside } from '../webhooks/secret-file.js';
 
 /** Several daemons on one database: each reads the earliest lease expiry again at least this often. */
 const SHARED_LEASE_RECHECK_MS = 5_000;
@@ -91,7 +91,7 @@ function trackInFlight(server: ServerType): { readonly count: number; drained():
 
 /** The agents table as the registry's source, filled from agents.json first if it is empty (docs/DECISIONS.md). */
 async function agentsFromDatabase(pg: Sql, agentsFile: string, onReloaded: (previous: AgentDirectory, current: AgentDirectory) => void): Promise<AgentRegistry> {
-  const { agentsTableSource, prepareAgentsTable } = await import('./agents-table.js');
+  const { agentsTableSource, prepareAgentsTable } = await import('../agents/table.js');
   await prepareAgentsTable(pg, agentsFile);
   return AgentRegistry.fromSource(agentsTableSource(pg), onReloaded);
 }

@@ -23,14 +23,14 @@ import {
   SERVER_INSTRUCTIONS,
   type BoardToolHandlers,
 } from 'roundtable-shared';
-import type { Agent } from './agents.js';
-import type { ToolDispatcher } from './board/dispatch.js';
-import { asBoardError } from './errors.js';
-import type { AuthVariables } from './http/auth.js';
-import { JSON_TOO_DEEP, nestedDeeperThan } from './http/json-depth.js';
-import { log } from './log.js';
-import { MODERN_REVISIONS, modernResultFields, plainCallAnswer, plainRequest, plainResultAnswer, type PlainRequest } from './mcp-plain-call.js';
-import { VERSION } from './version.js';
+import type { Agent } from '../agents/directory.js';
+import type { ToolDispatcher } from '../board/dispatch.js';
+import { asBoardError } from '../errors.js';
+import type { AuthVariables } from '../http/auth.js';
+import { JSON_TOO_DEEP, nestedDeeperThan } from '../http/json-depth.js';
+import { log } from '../runtime/log.js';
+import { MODERN_REVISIONS, modernResultFields, plainCallAnswer, plainRequest, plainResultAnswer, type PlainRequest } from './plain-call.js';
+import { VERSION } from '../runtime/version.js';
 
 const SERVER_INFO = { name: 'roundtable', version: VERSION };
 const MODERN_FIELDS = modernResultFields(SERVER_INFO);

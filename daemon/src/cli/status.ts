@@ -3,8 +3,8 @@ import { readFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { TASK_STATUSES } from 'roundtable-shared';
-import type { Config } from './config.js';
-import { liveDaemon } from './db-lock.js';
+import type { Config } from '../runtime/config.js';
+import { liveDaemon } from '../runtime/db-lock.js';
 
 const ASK_TIMEOUT_MS = 3_000;
 const HOW_TO_START = 'Start one with `roundtable start` (in a checkout: `npm start`)';

@@ -1,27 +1,27 @@
 // The `roundtable` command line: init, run, start, agents, webhooks, backup, restore, doctor.
 import { accessSync, constants, existsSync } from 'node:fs';
-import { addAgent, agentsFileTarget, importAgents, listAgents, removeAgent, rotateAgent, setAgent, type AgentsTarget } from './agents-admin.js';
+import { addAgent, agentsFileTarget, importAgents, listAgents, removeAgent, rotateAgent, setAgent, type AgentsTarget } from '../agents/editing.js';
 import { ROLES, type Role } from 'roundtable-shared';
-import { AgentsFileError } from './agents.js';
-import { nearest, readCommandLine, UsageError, type OptionSpec, type ParsedLine } from './cli-args.js';
-import { escapeControls, quoted } from './terminal-text.js';
-import { backupDatabaseFile, BackupError, listBackups, restoreBackup } from './backup.js';
-import { DatabaseInUse, daemonUsing } from './db-lock.js';
-import { runDoctor } from './doctor.js';
-import { ConfigError, loadConfig, type Config, type ConfigFlags } from './config.js';
+import { AgentsFileError } from '../agents/directory.js';
+import { nearest, readCommandLine, UsageError, type OptionSpec, type ParsedLine } from './args.js';
+import { escapeControls, quoted } from '../runtime/terminal-text.js';
+import { backupDatabaseFile, BackupError, listBackups, restoreBackup } from '../store/backup.js';
+import { DatabaseInUse, daemonUsing } from '../runtime/db-lock.js';
+import { runDoctor } from '../doctor/index.js';
+import { ConfigError, loadConfig, type Config, type ConfigFlags } from '../runtime/config.js';
 import { AgentsFileExists, describeIssued, initAgentsFile, pageAddress } from './init.js';
-import { excludeDaemonFiles } from './git-exclude.js';
-import { log } from './log.js';
-import { checkPortFree, PortUnavailable } from './port-check.js';
-import { startBoard, type ShutdownSummary } from './server.js';
-import { statusCommand } from './status-command.js';
-import { SchemaTooNew } from './store/migration-files.js';
-import { VERSION } from './version.js';
-import { describeDatabase } from './store/open.js';
-import { MigrationRefused } from './store/migration-refused.js';
-import { addWebhook, describeWebhookHealth, openWebhookAdmin, queueTest, shownUrl, WebhookCommandError } from './webhooks-admin.js';
-import { WEBHOOK_EVENTS } from './store/webhook-events.js';
-import { WEBHOOK_FORMATS } from './store/webhooks-port.js';
+import { excludeDaemonFiles } from '../process/git-exclude.js';
+import { log } from '../runtime/log.js';
+import { checkPortFree, PortUnavailable } from '../process/port-check.js';
+import { startBoard, type ShutdownSummary } from '../process/server.js';
+import { statusCommand } from './status.js';
+import { SchemaTooNew } from '../store/migration-files.js';
+import { VERSION } from '../runtime/version.js';
+import { describeDatabase } from '../store/open.js';
+import { MigrationRefused } from '../store/migration-refused.js';
+import { addWebhook, describeWebhookHealth, openWebhookAdmin, queueTest, shownUrl, WebhookCommandError } from './webhooks.js';
+import { WEBHOOK_EVENTS } from '../store/webhook-events.js';
+import { WEBHOOK_FORMATS } from '../store/webhooks-port.js';
 
 const OPTIONS = {
   json: { type: 'boolean' },
@@ -293,14 +293,14 @@ function describeSkills(skills: readonly string[]): string {
 /** agents.json on SQLite; the agents table when the board is on PostgreSQL. */
 async function agentsTarget(config: Config): Promise<AgentsTarget> {
   if (!config.databaseUrl) return agentsFileTarget(config.agentsConfigPath);
-  const { openAgentsTable } = await import('./agents-table.js');
+  const { openAgentsTable } = await import('../agents/table.js');
   return openAgentsTable(config.databaseUrl);
 }
 
 /** On PostgreSQL, whether the agents table holds agents already (then `start` writes no agents.json). */
 async function agentsTableHolds(config: Config): Promise<boolean> {
   if (!config.databaseUrl) return false;
-  const { readAgentsTable } = await import('./agents-table.js');
+  const { readAgentsTable } = await import('../agents/table.js');
   return (await readAgentsTable(config.databaseUrl)) !== undefined;
 }
 
@@ -435,7 +435,7 @@ async function migrateCommand(config: Config, to: string): Promise<void> {
   if (!existsSync(config.dbPath)) throw new MigrationRefused(`no SQLite board at ${config.dbPath}; set ROUNDTABLE_DB_PATH to the board to copy`);
   const pid = daemonUsing(config.dbPath);
   if (pid !== undefined) throw new MigrationRefused(`a roundtable daemon (pid ${pid}) is using ${config.dbPath}; stop it first, so that no write is left behind`);
-  const [{ SqliteStore }, { copyBoard }] = await Promise.all([import('./store/sqlite/index.js'), import('./store/postgres/copy-board.js')]);
+  const [{ SqliteStore }, { copyBoard }] = await Promise.all([import('../store/sqlite/index.js'), import('../store/postgres/copy-board.js')]);
   const store = new SqliteStore({ path: config.dbPath });
   try {
     const { rows } = await copyBoard(store.db, to);

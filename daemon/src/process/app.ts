@@ -1,22 +1,22 @@
 // The HTTP application: routes and their guards, composed once.
 import { Hono } from 'hono';
-import { bodyLimit } from './http/body-limit.js';
-import type { AgentDirectory } from './agents.js';
-import type { ToolDispatcher } from './board/dispatch.js';
-import type { Leases } from './board/leases.js';
-import type { Config } from './config.js';
-import type { EventBus } from './events.js';
-import { apiRoutes } from './http/api.js';
-import { bearerAuth, type AuthVariables } from './http/auth.js';
-import { hostGuard } from './http/host-guard.js';
-import { onError } from './http/on-error.js';
-import { requestLog } from './http/request-log.js';
-import { mcpRoutes } from './mcp.js';
-import { RateLimiter } from './rate-limit.js';
-import { statusRoutes } from './status.js';
-import type { BoardStore } from './store/store.js';
-import type { SharedSessions } from './store/shared-sessions.js';
-import { createWebView, WEB_ACTION_PATHS, WEB_READ_PATHS, WEB_WRITE_PATHS, type ViewSources, type WebView } from './web/index.js';
+import { bodyLimit } from '../http/body-limit.js';
+import type { AgentDirectory } from '../agents/directory.js';
+import type { ToolDispatcher } from '../board/dispatch.js';
+import type { Leases } from '../board/leases.js';
+import type { Config } from '../runtime/config.js';
+import type { EventBus } from '../events.js';
+import { apiRoutes } from '../http/api.js';
+import { bearerAuth, type AuthVariables } from '../http/auth.js';
+import { hostGuard } from '../http/host-guard.js';
+import { onError } from '../http/on-error.js';
+import { requestLog } from '../http/request-log.js';
+import { mcpRoutes } from '../mcp/face.js';
+import { RateLimiter } from '../runtime/rate-limit.js';
+import { statusRoutes } from '../http/status.js';
+import type { BoardStore } from '../store/store.js';
+import type { SharedSessions } from '../store/shared-sessions.js';
+import { createWebView, WEB_ACTION_PATHS, WEB_READ_PATHS, WEB_WRITE_PATHS, type ViewSources, type WebView } from '../web/index.js';
 
 export interface AppOptions {
   readonly config: Config;

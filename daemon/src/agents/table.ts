@@ -1,14 +1,14 @@
 // The agents directory on PostgreSQL, for the daemons and `roundtable agents`: the table as an edit target, as a
 // source every daemon reloads from on NOTIFY, and the start of a board whose table is still empty.
 import { existsSync } from 'node:fs';
-import { AGENTS_TABLE, hashToken, parseAgentsFile, type AgentDirectory } from './agents.js';
-import { importAgents, type AgentsTarget, type RawEntry, type RawFile } from './agents-admin.js';
-import type { AgentsSource } from './agents-registry.js';
-import { AgentsFileError } from './agents.js';
-import { log } from './log.js';
-import { editDirectory, listenForAgentChanges, readDirectory, type StoredDirectory } from './store/postgres/agents-directory.js';
-import { MAINTENANCE_DEADLINES, openPool, type Sql } from './store/postgres/connection.js';
-import { migratePostgres } from './store/postgres/migrate.js';
+import { AGENTS_TABLE, hashToken, parseAgentsFile, type AgentDirectory } from './directory.js';
+import { importAgents, type AgentsTarget, type RawEntry, type RawFile } from './editing.js';
+import type { AgentsSource } from './registry.js';
+import { AgentsFileError } from './directory.js';
+import { log } from '../runtime/log.js';
+import { editDirectory, listenForAgentChanges, readDirectory, type StoredDirectory } from '../store/postgres/agents-directory.js';
+import { MAINTENANCE_DEADLINES, openPool, type Sql } from '../store/postgres/connection.js';
+import { migratePostgres } from '../store/postgres/migrate.js';
 
 const WHERE = AGENTS_TABLE;
 

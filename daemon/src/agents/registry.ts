@@ -3,8 +3,8 @@
 import { createHash } from 'node:crypto';
 import { readFileSync, watch, watchFile, unwatchFile, type FSWatcher } from 'node:fs';
 import { basename, dirname } from 'node:path';
-import { AgentsFileError, loadAgentsFile, parseAgentsFile, type AgentDirectory } from './agents.js';
-import { log } from './log.js';
+import { AgentsFileError, loadAgentsFile, parseAgentsFile, type AgentDirectory } from './directory.js';
+import { log } from '../runtime/log.js';
 
 const DEBOUNCE_MS = 150;
 /** A slow poll as well as fs.watch: some file systems and editors defeat change events. */

@@ -1,13 +1,13 @@
 // GET /status: public aggregates only, nothing derived from board text; no token, no audit row.
 import { Hono } from 'hono';
-import { RateLimited, Unavailable } from './errors.js';
-import type { AgentDirectory } from './agents.js';
-import type { TrustProxy } from './config.js';
-import { clientIp } from './http/client.js';
-import type { RateLimiter } from './rate-limit.js';
-import { withCallDeadline } from './store/call-deadline.js';
-import type { BoardStore } from './store/store.js';
-import { VERSION } from './version.js';
+import { RateLimited, Unavailable } from '../errors.js';
+import type { AgentDirectory } from '../agents/directory.js';
+import type { TrustProxy } from '../runtime/config.js';
+import { clientIp } from './client.js';
+import type { RateLimiter } from '../runtime/rate-limit.js';
+import { withCallDeadline } from '../store/call-deadline.js';
+import type { BoardStore } from '../store/store.js';
+import { VERSION } from '../runtime/version.js';
 
 /** An agent counts as active when it called a tool within this window. */
 export const ACTIVE_WINDOW_MS = 15 * 60_000;

@@ -1,7 +1,7 @@
 // Reading the `roundtable` command line against what each command accepts: every mistake is one UsageError
 // that names the option or argument, so the CLI can print one line and the command's usage, never a stack.
 import { parseArgs } from 'node:util';
-import { quoted } from './terminal-text.js';
+import { quoted } from '../runtime/terminal-text.js';
 
 export interface OptionSpec {
   readonly type: 'boolean' | 'string';

@@ -1,15 +1,15 @@
 // `roundtable webhooks ...`: the owner's webhooks, in the board's database (SQLite or PostgreSQL). Agents never
 // configure them (no tool does). The signing secret is printed once by `add`; on SQLite it is kept in
 // webhook-secrets.json (mode 600) beside agents.json, on PostgreSQL in the webhooks table (docs/DECISIONS.md).
-import type { Config } from './config.js';
-import { WEBHOOK_EVENTS, testEvent, type WebhookEventType } from './store/webhook-events.js';
-import { newWebhookId } from './store/webhook-rows.js';
-import { checkWebhookTarget, type Resolver } from './webhooks/address-policy.js';
-import { systemResolver } from './webhooks/deliver.js';
-import { generateSecret } from './webhooks/signing.js';
-import { readSecrets, secretsPathBeside, writeSecrets } from './webhooks/secret-file.js';
-import { WEBHOOK_FORMATS, type NewWebhook, type WebhookAdmin, type WebhookConfig, type WebhookFormat, type WebhookHealth } from './store/webhooks-port.js';
-import { quoted } from './terminal-text.js';
+import type { Config } from '../runtime/config.js';
+import { WEBHOOK_EVENTS, testEvent, type WebhookEventType } from '../store/webhook-events.js';
+import { newWebhookId } from '../store/webhook-rows.js';
+import { checkWebhookTarget, type Resolver } from '../webhooks/address-policy.js';
+import { systemResolver } from '../webhooks/deliver.js';
+import { generateSecret } from '../webhooks/signing.js';
+import { readSecrets, secretsPathBeside, writeSecrets } from '../webhooks/secret-file.js';
+import { WEBHOOK_FORMATS, type NewWebhook, type WebhookAdmin, type WebhookConfig, type WebhookFormat, type WebhookHealth } from '../store/webhooks-port.js';
+import { quoted } from '../runtime/terminal-text.js';
 
 export class WebhookCommandError extends Error {}
 
@@ -70,9 +70,9 @@ export function describeWebhookHealth(h: WebhookHealth, now = Date.now()): strin
 
 async function openSqliteAdmin(config: Config): Promise<WebhookAdmin> {
   const [{ openDatabase }, { migrate }, { SqliteWebhooks }] = await Promise.all([
-    import('./store/sqlite/connection.js'),
-    import('./store/sqlite/migrate.js'),
-    import('./store/sqlite/webhooks.js'),
+    import('../store/sqlite/connection.js'),
+    import('../store/sqlite/migrate.js'),
+    import('../store/sqlite/webhooks.js'),
   ]);
   // The daemon may be running: SQLite's WAL lets this process write beside it, waiting for its lock if need be.
   const db = openDatabase({ path: config.dbPath, busyTimeoutMs: config.deadlines.busyMs });
@@ -115,9 +115,9 @@ async function openSqliteAdmin(config: Config): Promise<WebhookAdmin> {
 
 async function openPostgresAdmin(url: string): Promise<WebhookAdmin> {
   const [{ MAINTENANCE_DEADLINES, openPool }, { migratePostgres }, { postgresWebhookAdmin }] = await Promise.all([
-    import('./store/postgres/connection.js'),
-    import('./store/postgres/migrate.js'),
-    import('./store/postgres/webhooks.js'),
+    import('../store/postgres/connection.js'),
+    import('../store/postgres/migrate.js'),
+    import('../store/postgres/webhooks.js'),
   ]);
   const sql = openPool({ url, max: 1, deadlines: MAINTENANCE_DEADLINES });
   try {

@@ -3,9 +3,9 @@
 import { chmodSync, closeSync, copyFileSync, existsSync, fsyncSync, lstatSync, mkdirSync, openSync, readdirSync, realpathSync, renameSync, statfsSync, statSync, unlinkSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import Database from 'better-sqlite3';
-import { daemonUsing } from './db-lock.js';
-import { CODE_SCHEMA_VERSION } from './store/sqlite/migrate.js';
-import { createPrivately } from './store/sqlite/connection.js';
+import { daemonUsing } from '../runtime/db-lock.js';
+import { CODE_SCHEMA_VERSION } from './sqlite/migrate.js';
+import { createPrivately } from './sqlite/connection.js';
 
 export const BACKUP_NAME = /^roundtable-\d{8}T\d{6}Z(-\d+)?\.db$/;
 
