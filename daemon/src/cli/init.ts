@@ -2,7 +2,9 @@
 import { writeFileSync } from 'node:fs';
 import type { Role } from 'roundtable-shared';
 import { generateToken, hashToken } from '../agents/directory.js';
+import { excludeDaemonFiles } from '../process/git-exclude.js';
 import type { Config } from '../runtime/config.js';
+import type { Command } from './command.js';
 
 export interface IssuedAgent {
   readonly name: string;
@@ -68,3 +70,20 @@ export function describeIssued(path: string, issued: readonly IssuedAgent[], pag
   lines.push(...others.map(row), '');
   return lines.join('\n');
 }
+
+/** `roundtable init`: agents.json is written, kept out of git, and each token printed once (as JSON with --json). */
+export function init(config: Config, json: boolean): void {
+  const issued = initAgentsFile(config.agentsConfigPath);
+  excludeDaemonFiles(config);
+  const page = pageAddress(config);
+  process.stdout.write(json ? `${JSON.stringify({ agents: issued, ...(page !== undefined && { page }) })}\n` : describeIssued(config.agentsConfigPath, issued, page));
+}
+
+export const INIT: Command = {
+  name: 'init',
+  usage: 'init [--json]',
+  summary: 'write agents.json with an owner (you), one leader and two workers; print each token once',
+  options: ['json'],
+  args: [],
+  run: (config, { values }) => init(config, values['json'] === true),
+};

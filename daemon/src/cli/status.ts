@@ -5,6 +5,7 @@ import { request as httpsRequest } from 'node:https';
 import { TASK_STATUSES } from 'roundtable-shared';
 import type { Config } from '../runtime/config.js';
 import { liveDaemon } from '../runtime/db-lock.js';
+import type { Command } from './command.js';
 
 const ASK_TIMEOUT_MS = 3_000;
 const HOW_TO_START = 'Start one with `roundtable start` (in a checkout: `npm start`)';
@@ -130,3 +131,14 @@ export async function statusCommand(config: Config, json: boolean): Promise<numb
   process.stdout.write(`${lines.join('\n')}\n`);
   return body.ok ? 0 : 1;
 }
+
+export const STATUS: Command = {
+  name: 'status',
+  usage: 'status [--json]',
+  summary: "whether a board runs on this folder's database: its address, version, uptime, agents active, tasks by state",
+  options: ['json'],
+  args: [],
+  async run(config, { values }) {
+    process.exitCode = await statusCommand(config, values['json'] === true);
+  },
+};

@@ -1,166 +1,83 @@
-// `roundtable webhooks ...`: the owner's webhooks, in the board's database (SQLite or PostgreSQL). Agents never
-// configure them (no tool does). The signing secret is printed once by `add`; on SQLite it is kept in
-// webhook-secrets.json (mode 600) beside agents.json, on PostgreSQL in the webhooks table (docs/DECISIONS.md).
+// `roundtable webhooks list|add|remove|test|status`: the owner's webhooks, through the admin operations in webhook-admin.ts.
+import { excludeDaemonFiles } from '../process/git-exclude.js';
 import type { Config } from '../runtime/config.js';
-import { WEBHOOK_EVENTS, testEvent, type WebhookEventType } from '../store/webhook-events.js';
-import { newWebhookId } from '../store/webhook-rows.js';
-import { checkWebhookTarget, type Resolver } from '../webhooks/address-policy.js';
-import { systemResolver } from '../webhooks/deliver.js';
-import { generateSecret } from '../webhooks/signing.js';
-import { readSecrets, secretsPathBeside, writeSecrets } from '../webhooks/secret-file.js';
-import { WEBHOOK_FORMATS, type NewWebhook, type WebhookAdmin, type WebhookConfig, type WebhookFormat, type WebhookHealth } from '../store/webhooks-port.js';
 import { quoted } from '../runtime/terminal-text.js';
+import { WEBHOOK_EVENTS } from '../store/webhook-events.js';
+import { WEBHOOK_FORMATS } from '../store/webhooks-port.js';
+import type { Command, Invocation } from './command.js';
+import { addWebhook, describeWebhookHealth, openWebhookAdmin, queueTest, shownUrl, WebhookCommandError } from './webhook-admin.js';
 
-export class WebhookCommandError extends Error {}
-
-/** The events list of `--events a,b`: every name known, at least one. */
-export function parseEvents(text: string): WebhookEventType[] {
-  const names = [...new Set(text.split(',').map((n) => n.trim()).filter(Boolean))];
-  if (names.length === 0) throw new WebhookCommandError(`--events needs at least one of ${WEBHOOK_EVENTS.join(', ')}`);
-  const unknown = names.filter((n) => !(WEBHOOK_EVENTS as readonly string[]).includes(n));
-  if (unknown.length) throw new WebhookCommandError(`--events: ${unknown.length} unknown event name(s); the events are ${WEBHOOK_EVENTS.join(', ')}`);
-  return names as WebhookEventType[];
-}
-
-export function parseFormat(text: string | undefined): WebhookFormat {
-  if (text === undefined) return 'json';
-  if (!(WEBHOOK_FORMATS as readonly string[]).includes(text)) throw new WebhookCommandError(`--format must be one of ${WEBHOOK_FORMATS.join(', ')}`);
-  return text as WebhookFormat;
-}
-
-/** A URL fit for a terminal: a chat webhook's path is its credential (Slack, Discord), so only the origin is shown. */
-export function shownUrl(url: string): string {
-  const parsed = new URL(url);
-  return parsed.pathname === '/' && !parsed.search ? parsed.origin : `${parsed.origin}/…`;
-}
-
-/** What a failed attempt's code means, in words, for `webhooks status` (the code itself is printed too). */
-const REASONS: Record<string, string> = {
-  connect_refused: 'the receiver refused the connection (nothing listens there?)',
-  connect_timeout: 'no connection within 3 s',
-  connect_failed: 'the connection failed',
-  response_timeout: 'no whole answer within ROUNDTABLE_WEBHOOK_TIMEOUT',
-  response_failed: 'the answer broke off',
-  response_too_large: "the answer's headers were over 16 KB",
-  tls_failed: "the TLS handshake failed (the receiver's certificate is not trusted or not for this name)",
-  dns_failed: 'the host name did not resolve',
-  no_secret: 'the signing secret is missing from webhook-secrets.json; remove and add the webhook again',
-  'address_refused:loopback': 'it resolves to a loopback address; add the webhook with --allow-http-loopback for a receiver on this machine',
-  'address_refused:private': 'it resolves to a private address; add the webhook with --allow-private for a receiver on the local network',
-  'address_refused:link_local': 'it resolves to a link-local address, never allowed',
-  'address_refused:reserved': 'it resolves to a reserved or special-purpose address, never allowed',
-};
-
-function reasonOf(code: string): string {
-  if (/^http_\d{3}$/.test(code)) return `the receiver answered HTTP ${code.slice(5)}`;
-  return REASONS[code] ?? code;
-}
-
-/** One line per webhook: its origin, what waits, how the last attempt ended and why, and when the next one is due. */
-export function describeWebhookHealth(h: WebhookHealth, now = Date.now()): string {
-  const last =
-    h.lastAttemptAt === null
-      ? 'no attempt yet'
-      : h.lastOutcome === 'delivered'
-        ? `last attempt ${h.lastAttemptAt}: delivered`
-        : `last attempt ${h.lastAttemptAt}: failed, ${h.lastError ?? 'unknown'} (${reasonOf(h.lastError ?? 'unknown')})`;
-  const next = h.nextAttemptAt === null ? '' : Date.parse(h.nextAttemptAt) <= now ? '; next attempt: due now' : `; next attempt ${h.nextAttemptAt}`;
-  return `  ${h.id}  ${shownUrl(h.url)}  pending ${h.pending}; ${last}${next}`;
-}
-
-async function openSqliteAdmin(config: Config): Promise<WebhookAdmin> {
-  const [{ openDatabase }, { migrate }, { SqliteWebhooks }] = await Promise.all([
-    import('../store/sqlite/connection.js'),
-    import('../store/sqlite/migrate.js'),
-    import('../store/sqlite/webhooks.js'),
-  ]);
-  // The daemon may be running: SQLite's WAL lets this process write beside it, waiting for its lock if need be.
-  const db = openDatabase({ path: config.dbPath, busyTimeoutMs: config.deadlines.busyMs });
-  migrate(db);
-  const hooks = new SqliteWebhooks(db);
-  const secretsPath = secretsPathBeside(config.agentsConfigPath);
-  return {
-    async addWebhook(webhook: NewWebhook) {
-      const id = newWebhookId();
-      // The secret is on disk before the row exists, so the daemon never attempts a delivery it cannot sign.
-      writeSecrets(secretsPath, { ...readSecrets(secretsPath), [id]: webhook.secret });
-      try {
-        return db.transaction(() => hooks.addWebhook(webhook, id, new Date().toISOString())).immediate();
-      } catch (error) {
-        const { [id]: _dropped, ...rest } = readSecrets(secretsPath);
-        writeSecrets(secretsPath, rest);
-        throw error;
-      }
-    },
-    listWebhooks: async () => hooks.listWebhooks(),
-    async removeWebhook(id) {
-      const removed = db.transaction(() => hooks.removeWebhook(id)).immediate();
-      const secrets = readSecrets(secretsPath);
-      if (id in secrets) {
-        const { [id]: _dropped, ...rest } = secrets;
-        writeSecrets(secretsPath, rest);
-      }
-      return removed;
-    },
-    async enqueueTest(webhookId, event) {
-      if (!db.transaction(() => hooks.enqueueFor(webhookId, event)).immediate()) throw new WebhookCommandError(`no webhook has the id ${quoted(webhookId)}; \`roundtable webhooks list\` shows them`);
-      return `${event.id}_${webhookId}`;
-    },
-    status: async (limit) => hooks.status(limit),
-    async close() {
-      db.close();
-    },
-  };
-}
-
-async function openPostgresAdmin(url: string): Promise<WebhookAdmin> {
-  const [{ MAINTENANCE_DEADLINES, openPool }, { migratePostgres }, { postgresWebhookAdmin }] = await Promise.all([
-    import('../store/postgres/connection.js'),
-    import('../store/postgres/migrate.js'),
-    import('../store/postgres/webhooks.js'),
-  ]);
-  const sql = openPool({ url, max: 1, deadlines: MAINTENANCE_DEADLINES });
+async function webhooksCommand(config: Config, { command, args, values }: Invocation): Promise<void> {
+  const admin = await openWebhookAdmin(config);
+  const json = values['json'] === true;
+  const applies = config.databaseUrl ? 'every daemon on the board uses it from its next delivery' : 'a running board uses it from its next delivery';
   try {
-    await migratePostgres(sql);
-  } catch (error) {
-    await sql.end({ timeout: 1 });
-    throw error;
+    switch (command) {
+      case 'webhooks list': {
+        const hooks = (await admin.listWebhooks()).map((h) => ({ ...h, url: shownUrl(h.url) }));
+        if (json) return void process.stdout.write(`${JSON.stringify({ webhooks: hooks })}\n`);
+        if (hooks.length === 0) return void process.stdout.write('No webhooks. Add one with `roundtable webhooks add URL --events submitted`.\n');
+        for (const h of hooks) process.stdout.write(`${h.id}  ${h.format.padEnd(7)}  ${h.url}  events=${h.events.join(',')}${h.allowLoopback ? '  loopback allowed' : ''}${h.allowPrivate ? '  private allowed' : ''}\n`);
+        return;
+      }
+      case 'webhooks add': {
+        const { webhook, secret } = await addWebhook(admin, {
+          url: args[0]!,
+          events: String(values['events']),
+          format: typeof values['format'] === 'string' ? values['format'] : undefined,
+          allowHttpLoopback: values['allow-http-loopback'] === true,
+          allowPrivate: values['allow-private'] === true,
+        });
+        // webhook-secrets.json may be new: kept out of the repository the board sits in, like its other files.
+        excludeDaemonFiles(config);
+        if (json) return void process.stdout.write(`${JSON.stringify({ id: webhook.id, secret })}\n`);
+        process.stdout.write(`Added webhook ${webhook.id} (${webhook.format}, events ${webhook.events.join(',')}); ${applies}.\nIts signing secret (shown once; verify the webhook-signature header with it):\n  ${secret}\n`);
+        return;
+      }
+      case 'webhooks remove':
+        if (!(await admin.removeWebhook(args[0]!))) throw new WebhookCommandError(`no webhook has the id ${quoted(args[0]!)}; \`roundtable webhooks list\` shows them`);
+        process.stdout.write(`Removed webhook ${args[0]} with its secret and its undelivered deliveries.\n`);
+        return;
+      case 'webhooks test': {
+        const id = await queueTest(admin, args[0]!);
+        process.stdout.write(`Queued test delivery ${id}; a running board sends it within a second or two (\`roundtable webhooks status\` shows how its attempt ended).\n`);
+        return;
+      }
+      case 'webhooks status': {
+        const status = await admin.status(50);
+        if (json) return void process.stdout.write(`${JSON.stringify({ ...status, webhooks: status.webhooks.map((h) => ({ ...h, url: shownUrl(h.url) })) })}\n`);
+        process.stdout.write(`Pending: ${status.pending}  Delivered (last 24 h): ${status.delivered}  Dead-lettered: ${status.deadTotal}\n`);
+        for (const h of status.webhooks) process.stdout.write(`${describeWebhookHealth(h)}\n`);
+        for (const d of status.dead) process.stdout.write(`  dead ${d.id}  webhook=${d.webhookId}  event=${d.event}  attempts=${d.attempts}  last_error=${d.lastError ?? '-'}  at=${d.createdAt}\n`);
+        return;
+      }
+    }
+  } finally {
+    await admin.close();
   }
-  return postgresWebhookAdmin(sql, () => sql.end({ timeout: 1 }));
 }
 
-export function openWebhookAdmin(config: Config): Promise<WebhookAdmin> {
-  return config.databaseUrl ? openPostgresAdmin(config.databaseUrl) : openSqliteAdmin(config);
-}
+const WEBHOOK_ID = [{ name: 'ID', missing: 'a webhook ID (`roundtable webhooks list` shows them)' }];
 
-export interface AddOptions {
-  readonly url: string;
-  readonly events: string;
-  readonly format?: string | undefined;
-  readonly allowHttpLoopback: boolean;
-  readonly allowPrivate: boolean;
-  /** How the host name is resolved (tests give a fixed answer); default: the system's resolver, as deliveries use. */
-  readonly resolve?: Resolver | undefined;
-}
-
-/** Checks everything, the resolved host name included, then writes; returns the webhook and its secret, to be printed once. */
-export async function addWebhook(admin: WebhookAdmin, options: AddOptions): Promise<{ webhook: WebhookConfig; secret: string }> {
-  const allow = { loopback: options.allowHttpLoopback, private: options.allowPrivate };
-  let url: string;
-  try {
-    url = await checkWebhookTarget(options.url, allow, options.resolve ?? systemResolver);
-  } catch (error) {
-    throw new WebhookCommandError((error as Error).message);
-  }
-  const events = parseEvents(options.events);
-  const format = parseFormat(options.format);
-  const secret = generateSecret();
-  const webhook = await admin.addWebhook({ url, events, format, allowLoopback: allow.loopback, allowPrivate: allow.private, secret });
-  return { webhook, secret };
-}
-
-export async function queueTest(admin: WebhookAdmin, id: string): Promise<string> {
-  const hooks = await admin.listWebhooks();
-  if (!hooks.some((h) => h.id === id)) throw new WebhookCommandError(`no webhook has the id ${quoted(id)}; \`roundtable webhooks list\` shows them`);
-  return admin.enqueueTest(id, testEvent(new Date().toISOString()));
-}
+export const WEBHOOKS_COMMANDS: readonly Command[] = [
+  { name: 'webhooks list', usage: 'webhooks list [--json]', summary: 'id, events, format and origin of every webhook (never its secret)', options: ['json'], args: [], run: webhooksCommand },
+  {
+    name: 'webhooks add',
+    usage: `webhooks add URL --events ${WEBHOOK_EVENTS.join(',')} [--format ${WEBHOOK_FORMATS.join('|')}] [--allow-http-loopback] [--allow-private] [--json]`,
+    summary: 'a webhook for these events (https only; http and loopback only with --allow-http-loopback); print its signing secret once',
+    options: ['events', 'format', 'allow-http-loopback', 'allow-private', 'json'],
+    args: [{ name: 'URL', missing: 'the receiver URL, such as https://hooks.slack.com/services/...' }],
+    misuse: (values) => (typeof values['events'] !== 'string' ? `roundtable webhooks add needs --events, a list of ${WEBHOOK_EVENTS.join(', ')}` : undefined),
+    run: webhooksCommand,
+  },
+  { name: 'webhooks remove', usage: 'webhooks remove ID', summary: 'the webhook, its secret and its undelivered deliveries', options: [], args: WEBHOOK_ID, run: webhooksCommand },
+  { name: 'webhooks test', usage: 'webhooks test ID', summary: 'queue a signed test delivery to the webhook (a running board sends it)', options: [], args: WEBHOOK_ID, run: webhooksCommand },
+  {
+    name: 'webhooks status',
+    usage: 'webhooks status [--json]',
+    summary: "each webhook's last attempt (time, outcome, reason) and next retry, the counts, and the dead-letter list",
+    options: ['json'],
+    args: [],
+    run: webhooksCommand,
+  },
+];

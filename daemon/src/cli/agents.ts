@@ -1,0 +1,132 @@
+// `roundtable agents list|add|set|rotate|remove|import`: agents.json on SQLite, the agents table on PostgreSQL.
+import { ROLES, type Role } from 'roundtable-shared';
+import { AgentsFileError } from '../agents/directory.js';
+import { addAgent, agentsFileTarget, importAgents, listAgents, removeAgent, rotateAgent, setAgent, type AgentsTarget } from '../agents/editing.js';
+import type { Config } from '../runtime/config.js';
+import { escapeControls, quoted } from '../runtime/terminal-text.js';
+import type { Command, Invocation } from './command.js';
+
+function isRole(value: string): value is Role {
+  return (ROLES as readonly string[]).includes(value);
+}
+
+function splitSkills(text: string): string[] {
+  return [...new Set(text.split(',').map((s) => s.trim()).filter(Boolean))];
+}
+
+function describeSkills(skills: readonly string[]): string {
+  return skills.length ? skills.join(',') : '(none)';
+}
+
+/** agents.json on SQLite; the agents table when the board is on PostgreSQL. */
+async function agentsTarget(config: Config): Promise<AgentsTarget> {
+  if (!config.databaseUrl) return agentsFileTarget(config.agentsConfigPath);
+  const { openAgentsTable } = await import('../agents/table.js');
+  return openAgentsTable(config.databaseUrl);
+}
+
+async function agentsCommand(config: Config, invocation: Invocation): Promise<void> {
+  if (invocation.command === 'agents import' && !config.databaseUrl) {
+    throw new AgentsFileError(
+      'agents import moves agents.json into a PostgreSQL board; set ROUNDTABLE_DATABASE_URL to it (a SQLite board reads agents.json where it is)',
+    );
+  }
+  const target = await agentsTarget(config);
+  try {
+    await agentsAction(target, invocation, config.databaseUrl ? 'every daemon on the board applies it within a second' : 'a running board applies it within seconds');
+  } finally {
+    await target.close();
+  }
+}
+
+async function agentsAction(path: AgentsTarget, { command, args, values }: Invocation, applies: string): Promise<void> {
+  const [name] = args;
+  const json = values['json'] === true;
+  const role = values['role'] as Role | undefined;
+  const skills = values['skills'] === undefined ? undefined : splitSkills(String(values['skills']));
+  // --toolsets '' lifts the narrowing: the agent lists every tool its role may use.
+  const toolsetList = values['toolsets'] === undefined ? undefined : splitSkills(String(values['toolsets']));
+  const toolsets = toolsetList === undefined ? undefined : toolsetList.length ? toolsetList : null;
+  const issued = (token: string, agent: string): void =>
+    void process.stdout.write(
+      json ? `${JSON.stringify({ name: agent, token })}\n` : `New token for ${agent} (shown once; ${applies}):\n  ${token}\n`,
+    );
+  switch (command) {
+    case 'agents list':
+      for (const agent of await listAgents(path)) process.stdout.write(`${agent.name.padEnd(16)} ${agent.role.padEnd(7)} ${agent.skills.join(',')}\n`);
+      return;
+    case 'agents add':
+      return issued(await addAgent(path, { name: name!, role: role ?? 'worker', skills: skills ?? [], ...(toolsets && { toolsets }) }), name!);
+    case 'agents set': {
+      const change = await setAgent(path, name!, { ...(role && { role }), ...(skills && { skills }), ...(toolsets !== undefined && { toolsets }) });
+      const parts = [
+        change.role && `role ${change.role.from} -> ${change.role.to}`,
+        change.skills && `skills ${describeSkills(change.skills.from)} -> ${describeSkills(change.skills.to)}`,
+        change.toolsets && `toolsets ${change.toolsets.from?.join(',') ?? '(all)'} -> ${change.toolsets.to?.join(',') ?? '(all)'}`,
+      ].filter(Boolean);
+      process.stdout.write(
+        parts.length
+          ? `Changed ${name}: ${parts.join('; ')}. ${applies[0]!.toUpperCase()}${applies.slice(1)}; the token is unchanged.\n`
+          : `${name} already has that role, those skills and those toolsets; nothing written.\n`,
+      );
+      return;
+    }
+    case 'agents rotate':
+      return issued(await rotateAgent(path, name!), name!);
+    case 'agents remove':
+      await removeAgent(path, name!);
+      process.stdout.write(`Removed ${name}; its token is refused from the next request on, and its claimed tasks go back to open.\n`);
+      return;
+    case 'agents import': {
+      await importAgents(path, name!);
+      const count = (await listAgents(path)).length;
+      process.stdout.write(`Moved ${count} agent(s) from ${escapeControls(name!)} into the agents table (tokens as hashes only); ${applies}. Edit agents with \`roundtable agents ...\` from now on; the file is no longer read, so keep it only as a backup, or delete it.\n`);
+      return;
+    }
+  }
+}
+
+const AGENT_NAME = [{ name: 'NAME', missing: 'an agent NAME (`roundtable agents list` shows them)' }];
+const ROLE_CHOICES = ROLES.join('|');
+
+/** --role names one of the roles. */
+function roleMisuse(values: Invocation['values']): string | undefined {
+  const role = values['role'];
+  return role !== undefined && !isRole(String(role)) ? `--role must be one of ${ROLES.join(', ')} (got ${quoted(String(role))})` : undefined;
+}
+
+export const AGENTS_COMMANDS: readonly Command[] = [
+  { name: 'agents list', usage: 'agents list', summary: 'name, role and skills of every agent', options: [], args: [], run: agentsCommand },
+  {
+    name: 'agents add',
+    usage: `agents add NAME [--role ${ROLE_CHOICES}] [--skills a,b] [--toolsets tasks,room] [--json]`,
+    summary: 'a new agent (role worker unless given); print its token once',
+    options: ['role', 'skills', 'toolsets', 'json'],
+    args: AGENT_NAME,
+    misuse: roleMisuse,
+    run: agentsCommand,
+  },
+  {
+    name: 'agents set',
+    usage: `agents set NAME [--role ${ROLE_CHOICES}] [--skills a,b] [--toolsets tasks,room]`,
+    summary: "change an agent's role, skills and/or toolsets (--skills '' for none, --toolsets '' for all); its token stays",
+    options: ['role', 'skills', 'toolsets'],
+    args: AGENT_NAME,
+    misuse: (values) =>
+      roleMisuse(values) ??
+      (values['role'] === undefined && values['skills'] === undefined && values['toolsets'] === undefined
+        ? 'roundtable agents set needs --role, --skills, --toolsets, or several of them'
+        : undefined),
+    run: agentsCommand,
+  },
+  { name: 'agents rotate', usage: 'agents rotate NAME [--json]', summary: 'a new token for the agent, printed once; the old one stops working', options: ['json'], args: AGENT_NAME, run: agentsCommand },
+  { name: 'agents remove', usage: 'agents remove NAME', summary: 'its token stops working; its claimed tasks go back to open', options: [], args: AGENT_NAME, run: agentsCommand },
+  {
+    name: 'agents import',
+    usage: 'agents import FILE',
+    summary: 'PostgreSQL only: move an agents.json into the empty agents table (refused once it holds agents)',
+    options: [],
+    args: [{ name: 'FILE', missing: 'the agents.json FILE to move into the database' }],
+    run: agentsCommand,
+  },
+];
