@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { classifyCertificateExpiry, CERT_WARN_MS } from '../../daemon/src/doctor/index.js';
+import { classifyCertificateExpiry, CERT_WARN_MS } from '../../daemon/src/doctor/tls.js';
 import { api, daemonEnv, DEFAULT_AGENTS, startBoard, token, writeAgentsFile, type TestBoard, runCli } from '../helpers/board.js';
 import { freePort } from '../helpers/net.js';
 
