@@ -1,10 +1,9 @@
 // `roundtable agents ...`: edit the agents directory safely, in agents.json (SQLite) or in the agents table
 // (PostgreSQL). Rules are checked on the whole result before anything is written; hashes only; file writes are
 // atomic, mode 600; database writes are one transaction that every daemon hears of.
-import { closeSync, fsyncSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import type { Role } from 'roundtable-shared';
+import { writePrivateFile } from '../runtime/private-file.js';
 import { quoted } from '../runtime/terminal-text.js';
 import { AgentsFileError, generateToken, hashToken, loadAgentsFile, parseAgentsFile, type Agent } from './directory.js';
 
@@ -41,20 +40,7 @@ export interface AgentsTarget {
 function writeValidated(path: string, file: RawFile): void {
   const text = `${JSON.stringify(file, null, 2)}\n`;
   parseAgentsFile(text, path);
-  const temp = join(dirname(path), `.${randomBytes(6).toString('hex')}.agents.json.tmp`);
-  const fd = openSync(temp, 'wx', 0o600);
-  try {
-    writeSync(fd, text);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  try {
-    renameSync(temp, path);
-  } catch (error) {
-    unlinkSync(temp);
-    throw error;
-  }
+  writePrivateFile(path, text);
 }
 
 export function agentsFileTarget(path: string): AgentsTarget {

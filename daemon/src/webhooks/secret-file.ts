@@ -1,8 +1,8 @@
 // The SQLite board's webhook signing secrets: webhook-secrets.json beside agents.json, mode 600, replaced atomically.
 // They must stay usable for HMAC, so they cannot be kept as hashes; the file is the only place they are written.
-import { closeSync, fsyncSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { randomBytes } from 'node:crypto';
+import { writePrivateFile } from '../runtime/private-file.js';
 
 export const SECRETS_FILE = 'webhook-secrets.json';
 
@@ -20,22 +20,9 @@ export function readSecrets(path: string): Record<string, string> {
   }
 }
 
-/** Replaces the file with `secrets`, mode 600, through a temporary file and a rename. */
+/** Replaces the file with `secrets`, mode 600, atomically. */
 export function writeSecrets(path: string, secrets: Record<string, string>): void {
-  const temp = join(dirname(path), `.${randomBytes(6).toString('hex')}.${SECRETS_FILE}.tmp`);
-  const fd = openSync(temp, 'wx', 0o600);
-  try {
-    writeSync(fd, `${JSON.stringify(secrets, null, 2)}\n`);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  try {
-    renameSync(temp, path);
-  } catch (error) {
-    unlinkSync(temp);
-    throw error;
-  }
+  writePrivateFile(path, `${JSON.stringify(secrets, null, 2)}\n`);
 }
 
 /** Reads the file again only when it changed (size and mtime), so a delivery costs no read in the common case. */
