@@ -5,6 +5,7 @@ import { addAgent, agentsFileTarget, importAgents, listAgents, removeAgent, rota
 import type { Config } from '../runtime/config.js';
 import { escapeControls, quoted } from '../runtime/terminal-text.js';
 import type { Command, Invocation } from './command.js';
+import { tableText } from './table.js';
 
 function isRole(value: string): value is Role {
   return (ROLES as readonly string[]).includes(value);
@@ -53,7 +54,7 @@ async function agentsAction(path: AgentsTarget, { command, args, values }: Invoc
     );
   switch (command) {
     case 'agents list':
-      for (const agent of await listAgents(path)) process.stdout.write(`${agent.name.padEnd(16)} ${agent.role.padEnd(7)} ${agent.skills.join(',')}\n`);
+      process.stdout.write(tableText((await listAgents(path)).map((agent) => [agent.name, agent.role, agent.skills.join(',')]), { widths: [16, 7], gap: ' ' }));
       return;
     case 'agents add':
       return issued(await addAgent(path, { name: name!, role: role ?? 'worker', skills: skills ?? [], ...(toolsets && { toolsets }) }), name!);

@@ -5,6 +5,7 @@ import { generateToken, hashToken } from '../agents/directory.js';
 import { excludeDaemonFiles } from '../process/git-exclude.js';
 import type { Config } from '../runtime/config.js';
 import type { Command } from './command.js';
+import { tableLine } from './table.js';
 
 export interface IssuedAgent {
   readonly name: string;
@@ -58,7 +59,7 @@ export function pageAddress(config: Pick<Config, 'host' | 'port' | 'tls' | 'publ
 
 /** The owner's token first, with the page to sign in at; then the agents'. Each token is printed here only. */
 export function describeIssued(path: string, issued: readonly IssuedAgent[], page: string | undefined): string {
-  const row = (agent: IssuedAgent) => `  ${agent.name.padEnd(10)} ${agent.role.padEnd(7)} ${agent.token}`;
+  const row = (agent: IssuedAgent) => tableLine([agent.name, agent.role, agent.token], { widths: [10, 7], gap: ' ', indent: '  ' });
   const lines = [`Wrote ${path} (mode 600; it holds only token hashes). Each token is shown once, now.`, ''];
   const owners = issued.filter((agent) => agent.role === 'owner');
   const others = issued.filter((agent) => agent.role !== 'owner');

@@ -5,6 +5,7 @@ import { daemonUsing } from '../runtime/db-lock.js';
 import { MigrationRefused } from '../store/migration-refused.js';
 import { describeDatabase } from '../store/open.js';
 import type { Command } from './command.js';
+import { tableText } from './table.js';
 
 /** Copies the SQLite board at ROUNDTABLE_DB_PATH into an empty PostgreSQL database; the URL is never printed. */
 async function migrateCommand(config: Config, to: string): Promise<void> {
@@ -17,7 +18,7 @@ async function migrateCommand(config: Config, to: string): Promise<void> {
     const { rows } = await copyBoard(store.db, to);
     const target = describeDatabase({ ...config, databaseUrl: to });
     process.stdout.write(`Copied ${config.dbPath} into ${target}; every table has as many rows on both sides:\n`);
-    for (const [table, count] of Object.entries(rows)) process.stdout.write(`  ${table.padEnd(18)} ${count}\n`);
+    process.stdout.write(tableText(Object.entries(rows).map(([table, count]) => [table, String(count)]), { widths: [18], gap: ' ', indent: '  ' }));
     process.stdout.write('Start the daemons with ROUNDTABLE_DATABASE_URL set to that database; keep the SQLite file as a backup.\n');
   } finally {
     await store.close();

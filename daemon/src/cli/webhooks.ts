@@ -6,6 +6,7 @@ import { WEBHOOK_EVENTS } from '../store/webhook-events.js';
 import { WEBHOOK_FORMATS } from '../store/webhooks-port.js';
 import type { Command, Invocation } from './command.js';
 import { addWebhook, describeWebhookHealth, openWebhookAdmin, queueTest, shownUrl, WebhookCommandError } from './webhook-admin.js';
+import { tableText } from './table.js';
 
 async function webhooksCommand(config: Config, { command, args, values }: Invocation): Promise<void> {
   const admin = await openWebhookAdmin(config);
@@ -17,7 +18,9 @@ async function webhooksCommand(config: Config, { command, args, values }: Invoca
         const hooks = (await admin.listWebhooks()).map((h) => ({ ...h, url: shownUrl(h.url) }));
         if (json) return void process.stdout.write(`${JSON.stringify({ webhooks: hooks })}\n`);
         if (hooks.length === 0) return void process.stdout.write('No webhooks. Add one with `roundtable webhooks add URL --events submitted`.\n');
-        for (const h of hooks) process.stdout.write(`${h.id}  ${h.format.padEnd(7)}  ${h.url}  events=${h.events.join(',')}${h.allowLoopback ? '  loopback allowed' : ''}${h.allowPrivate ? '  private allowed' : ''}\n`);
+        const optional = (allowed: boolean, what: string) => (allowed ? what : undefined);
+        const rows = hooks.map((h) => [h.id, h.format, h.url, `events=${h.events.join(',')}`, optional(h.allowLoopback, 'loopback allowed'), optional(h.allowPrivate, 'private allowed')]);
+        process.stdout.write(tableText(rows, { widths: [0, 7], gap: '  ' }));
         return;
       }
       case 'webhooks add': {
@@ -48,7 +51,8 @@ async function webhooksCommand(config: Config, { command, args, values }: Invoca
         if (json) return void process.stdout.write(`${JSON.stringify({ ...status, webhooks: status.webhooks.map((h) => ({ ...h, url: shownUrl(h.url) })) })}\n`);
         process.stdout.write(`Pending: ${status.pending}  Delivered (last 24 h): ${status.delivered}  Dead-lettered: ${status.deadTotal}\n`);
         for (const h of status.webhooks) process.stdout.write(`${describeWebhookHealth(h)}\n`);
-        for (const d of status.dead) process.stdout.write(`  dead ${d.id}  webhook=${d.webhookId}  event=${d.event}  attempts=${d.attempts}  last_error=${d.lastError ?? '-'}  at=${d.createdAt}\n`);
+        const dead = status.dead.map((d) => [`dead ${d.id}`, `webhook=${d.webhookId}`, `event=${d.event}`, `attempts=${d.attempts}`, `last_error=${d.lastError ?? '-'}`, `at=${d.createdAt}`]);
+        process.stdout.write(tableText(dead, { widths: [], gap: '  ', indent: '  ' }));
         return;
       }
     }
