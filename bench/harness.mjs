@@ -35,7 +35,7 @@ export const CONFIG = Object.freeze({
   listTasks: envInt('BENCH_LIST_TASKS', 100_000),
   listIterations: envInt('BENCH_LIST_ITERATIONS', 300),
   listWarmup: 30,
-  // The daemon refuses ROUNDTABLE_RATE_LIMIT_PER_MINUTE above 100,000 (daemon/src/config.ts). Its token bucket starts
+  // The daemon refuses ROUNDTABLE_RATE_LIMIT_PER_MINUTE above 100,000 (daemon/src/runtime/config.ts). Its token bucket starts
   // full, so each section, which starts a fresh daemon, has 100,000 calls plus ~1,667/s of refill per agent.
   rateLimit: envInt('BENCH_RATE_LIMIT', 100_000),
   getTaskTasks: 1000,

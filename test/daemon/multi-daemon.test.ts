@@ -304,7 +304,7 @@ describe.skipIf(PG_SKIP_REASON)('three daemons: rate limits and lease expiry', (
         await tx`UPDATE tasks SET status = 'claimed', assignee = 'w1', claim_id = ${claim!.id}, lease_expires_at = ${new Date(written + 2000).toISOString()}, updated_at = ${at} WHERE id = ${id}`;
       });
       await eventually(`task ${id} reopened`, async () => (await api(boards[1]!, 'lead', 'get_task', { task_id: id })).body.task.status === 'open', { timeoutMs: 20_000 });
-      // 2 s of lease and at most 5 s of re-check (server.ts), with room for a loaded machine; the old re-check was 60 s.
+      // 2 s of lease and at most 5 s of re-check (process/server.ts), with room for a loaded machine; the old re-check was 60 s.
       expect(Date.now() - written).toBeLessThan(15_000);
     } finally {
       await sql.end({ timeout: 1 });

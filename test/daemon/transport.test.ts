@@ -212,7 +212,7 @@ describe('MCP transport rules', () => {
     expect(answer.body).toContain('Unsupported protocol version');
   });
 
-  // A plain tools/call is answered without the SDK's transport (daemon/src/mcp.ts plainToolCall); every header rule holds alike.
+  // A plain tools/call is answered without the SDK's transport (daemon/src/mcp/face.ts and plain-call.ts); every header rule holds alike.
   it('tools/call keeps the transport rules: protocol version 400, Accept 406, Content-Type 415; a plain one is answered', async () => {
     const call = JSON.stringify({ jsonrpc: '2.0', id: 'c1', method: 'tools/call', params: { name: 'whoami', arguments: {} } });
     const version = await raw({ method: 'POST', path: '/mcp', headers: mcpHeaders({ 'mcp-protocol-version': '1999-01-01' }), body: call });

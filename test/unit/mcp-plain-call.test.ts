@@ -1,4 +1,4 @@
-// Which requests /mcp answers itself (daemon/src/mcp-plain-call.ts) and which go to the SDK: the plain ones of
+// Which requests /mcp answers itself (daemon/src/mcp/plain-call.ts) and which go to the SDK: the plain ones of
 // test/daemon/mcp-revisions.test.ts are answered here, their not-quite-plain twins (which that test compares them
 // with) are not, and nothing the SDK would refuse is answered here.
 import { classifyInboundRequest } from '@modelcontextprotocol/server';

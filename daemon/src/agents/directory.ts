@@ -63,7 +63,7 @@ const fileSchema = z.strictObject({
 
 export class AgentsFileError extends Error {}
 
-/** How messages name the agents directory on PostgreSQL (agents-table.ts), where the file's path names agents.json. */
+/** How messages name the agents directory on PostgreSQL (agents/table.ts), where the file's path names agents.json. */
 export const AGENTS_TABLE = 'the agents table';
 
 export function hashToken(token: string): string {
@@ -84,7 +84,7 @@ export class AgentDirectory {
   /**
    * Tokens this directory has matched, with their agent: a hit skips the hash and the compare with every agent. Only a
    * token that matched is kept, so a guessed one never lands here; and the memory lives and dies with this directory,
-   * which a reload replaces whole (agents-registry.ts), so a removed or rotated token fails from the reload on, as before.
+   * which a reload replaces whole (agents/registry.ts), so a removed or rotated token fails from the reload on, as before.
    */
   private readonly matched = new Map<string, Agent>();
 

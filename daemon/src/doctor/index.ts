@@ -53,7 +53,7 @@ export async function runChecks(config: Config, write: (text: string) => void, c
 
 /** Returns the exit code: 1 when a check failed, 0 otherwise (warnings do not fail). */
 export async function runDoctor(config: Config): Promise<number> {
-  // Findings may quote agents.json (a refused name): shown escaped, like every CLI message (terminal-text.ts).
+  // Findings may quote agents.json (a refused name): shown escaped, like every CLI message (runtime/terminal-text.ts).
   const write = (text: string) => void process.stdout.write(escapeControls(text, { keepLineBreaks: true }));
   write(`roundtable doctor ${VERSION}\n`);
   const results = await runChecks(config, write);

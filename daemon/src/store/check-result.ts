@@ -1,5 +1,5 @@
 // The port for `roundtable doctor`'s findings: the store's own checks (store/postgres/doctor-check.ts) return one,
-// doctor.ts gathers them.
+// doctor/ gathers them.
 
 export type CheckStatus = 'ok' | 'warn' | 'fail';
 

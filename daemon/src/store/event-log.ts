@@ -38,7 +38,7 @@ export interface EventPage {
   readonly held: boolean;
 }
 
-/** How long the log keeps rows: whichever bound deletes more (config.ts validates both). */
+/** How long the log keeps rows: whichever bound deletes more (runtime/config.ts validates both). */
 export interface EventRetention {
   readonly maxRows: number;
   readonly maxAgeMs: number;
