@@ -7,8 +7,8 @@ import type { AgentsSource } from './registry.js';
 import { AgentsFileError } from './directory.js';
 import { log } from '../runtime/log.js';
 import { editDirectory, listenForAgentChanges, readDirectory, type StoredDirectory } from '../store/postgres/agents-directory.js';
-import { MAINTENANCE_DEADLINES, openPool, type Sql } from '../store/postgres/connection.js';
-import { migratePostgres } from '../store/postgres/migrate.js';
+import { openPool, type Sql } from '../store/postgres/connection.js';
+import { openMigratedPool } from '../store/postgres/migrate.js';
 
 const WHERE = AGENTS_TABLE;
 
@@ -34,14 +34,7 @@ export function agentsTableOn(sql: Sql): AgentsTarget {
 
 /** The agents table of the board at `url` for one CLI command, its schema brought up to date first (a newer one is refused). */
 export async function openAgentsTable(url: string): Promise<AgentsTarget> {
-  // A CLI command: it migrates first, which may take long, so it runs without the daemon's per-call deadlines.
-  const sql = openPool({ url, max: 1, deadlines: MAINTENANCE_DEADLINES });
-  try {
-    await migratePostgres(sql);
-  } catch (error) {
-    await sql.end({ timeout: 1 });
-    throw error;
-  }
+  const sql = await openMigratedPool(url);
   return { ...agentsTableOn(sql), close: () => sql.end({ timeout: 5 }) };
 }
 

@@ -114,18 +114,8 @@ async function openSqliteAdmin(config: Config): Promise<WebhookAdmin> {
 }
 
 async function openPostgresAdmin(url: string): Promise<WebhookAdmin> {
-  const [{ MAINTENANCE_DEADLINES, openPool }, { migratePostgres }, { postgresWebhookAdmin }] = await Promise.all([
-    import('../store/postgres/connection.js'),
-    import('../store/postgres/migrate.js'),
-    import('../store/postgres/webhooks.js'),
-  ]);
-  const sql = openPool({ url, max: 1, deadlines: MAINTENANCE_DEADLINES });
-  try {
-    await migratePostgres(sql);
-  } catch (error) {
-    await sql.end({ timeout: 1 });
-    throw error;
-  }
+  const [{ openMigratedPool }, { postgresWebhookAdmin }] = await Promise.all([import('../store/postgres/migrate.js'), import('../store/postgres/webhooks.js')]);
+  const sql = await openMigratedPool(url);
   return postgresWebhookAdmin(sql, () => sql.end({ timeout: 1 }));
 }
 

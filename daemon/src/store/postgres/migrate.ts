@@ -1,6 +1,6 @@
 // PostgreSQL's own numbered migrations (daemon/migrations-pg/), each in one transaction; a newer schema is refused.
 // Several daemons may start at once: an advisory lock lets one migrate while the others wait, then find nothing to do.
-import type { Sql } from './connection.js';
+import { MAINTENANCE_DEADLINES, openPool, type Sql } from './connection.js';
 import { codeSchemaVersion, readMigrations, SchemaTooNew } from '../migration-files.js';
 
 /** Any fixed number: the key of the advisory lock migrations hold. */
@@ -32,4 +32,19 @@ export async function migratePostgres(sql: Sql): Promise<number> {
     }
   });
   return PG_SCHEMA_VERSION;
+}
+
+/**
+ * A one-connection pool for a command of the CLI (`agents`, `webhooks`), its schema brought up to date first (a newer
+ * one is refused) and closed again if that fails. Migrating may take long, so it runs without the daemon's per-call deadlines.
+ */
+export async function openMigratedPool(url: string): Promise<Sql> {
+  const sql = openPool({ url, max: 1, deadlines: MAINTENANCE_DEADLINES });
+  try {
+    await migratePostgres(sql);
+  } catch (error) {
+    await sql.end({ timeout: 1 });
+    throw error;
+  }
+  return sql;
 }
