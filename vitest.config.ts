@@ -10,8 +10,8 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
-    // Three, on a 2-core machine: most files wait on timers, leases and child processes rather than compute (docs/DECISIONS.md, issue 32).
-    maxWorkers: 3,
+    // Two, one per core: a third made the run no shorter and broke a latency bound under load (docs/DECISIONS.md, issue 32).
+    maxWorkers: 2,
     // The longest files start first, so that none of them is left to run alone at the end.
     sequence: { sequencer: HeavyFirstSequencer },
     // The slowest files print above vitest's summary, which stays the run's closing lines.
