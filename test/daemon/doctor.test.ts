@@ -9,22 +9,12 @@ import { describe, expect, it } from 'vitest';
 import { classifyCertificateExpiry, CERT_WARN_MS } from '../../daemon/src/doctor/tls.js';
 import { api, daemonEnv, DEFAULT_AGENTS, startBoard, token, writeAgentsFile, type TestBoard, runCli } from '../helpers/board.js';
 import { freePort } from '../helpers/net.js';
+import { doctorLine } from '../helpers/doctor-output.js';
 
 
 const cli = runCli;
 
 const doctor = (env: Record<string, string>) => cli(['doctor'], env);
-
-/** The line of one check, with its fix line if any: { status, detail, fix }. */
-function line(output: string, name: string): { status: string; detail: string; fix: string } {
-  const lines = output.split('\n');
-  const i = lines.findIndex((l) => new RegExp(`^(ok|warn|fail)\\s+${name}\\s`).test(l));
-  if (i === -1) throw new Error(`no "${name}" line in:\n${output}`);
-  const match = new RegExp(`^(ok|warn|fail)\\s+${name}\\s+(.*)$`).exec(lines[i]!)!;
-  const next = lines[i + 1] ?? '';
-  const fix = /^\s+fix: /.test(next) ? next.replace(/^\s+fix: /, '') : '';
-  return { status: match[1]!, detail: match[2]!, fix };
-}
 
 function tempDir(): string {
   return mkdtempSync(join(tmpdir(), 'roundtable-doctor-'));
@@ -62,14 +52,14 @@ describe('a healthy board', () => {
       const result = await doctor(envFor(board));
       expect(result.code, result.stdout).toBe(0);
       for (const name of ['config', 'agents', 'database', 'backups', 'disk', 'tls', 'webhooks', 'git', 'port']) {
-        expect(line(result.stdout, name).status, `${name} in\n${result.stdout}`).toBe('ok');
+        expect(doctorLine(result.stdout, name).status, `${name} in\n${result.stdout}`).toBe('ok');
       }
-      expect(line(result.stdout, 'config').detail).toContain(`http://127.0.0.1:${board.port}`);
-      expect(line(result.stdout, 'config').detail).toContain(board.dbPath);
-      expect(line(result.stdout, 'agents').detail).toMatch(/4 agents \(1 leader, 3 workers\), mode 600/);
-      expect(line(result.stdout, 'database').detail).toMatch(/^integrity ok, schema (\d+) of \1, file [\d.]+ KB, WAL [\d.]+ KB$/);
-      expect(line(result.stdout, 'backups').detail).toMatch(/^1 in .*, newest \d+ s old \(every 1 h, keep 48\)$/);
-      expect(line(result.stdout, 'port').detail).toMatch(new RegExp(`/status answers in \\d+ ms \\(roundtable [^,]+, daemon pid ${board.process.pid}\\)`));
+      expect(doctorLine(result.stdout, 'config').detail).toContain(`http://127.0.0.1:${board.port}`);
+      expect(doctorLine(result.stdout, 'config').detail).toContain(board.dbPath);
+      expect(doctorLine(result.stdout, 'agents').detail).toMatch(/4 agents \(1 leader, 3 workers\), mode 600/);
+      expect(doctorLine(result.stdout, 'database').detail).toMatch(/^integrity ok, schema (\d+) of \1, file [\d.]+ KB, WAL [\d.]+ KB$/);
+      expect(doctorLine(result.stdout, 'backups').detail).toMatch(/^1 in .*, newest \d+ s old \(every 1 h, keep 48\)$/);
+      expect(doctorLine(result.stdout, 'port').detail).toMatch(new RegExp(`/status answers in \\d+ ms \\(roundtable [^,]+, daemon pid ${board.process.pid}\\)`));
       expect(result.stdout).toMatch(/\n9 ok, 0 warnings, 0 failed/);
       for (const t of Object.values(board.tokens)) expect(result.stdout + result.stderr).not.toContain(t);
       expect(result.stdout + result.stderr).not.toContain(secretText);
@@ -82,9 +72,9 @@ describe('a healthy board', () => {
     const { env } = setUp({ ROUNDTABLE_PORT: String(await freePort()) });
     const result = await doctor(env);
     expect(result.code, result.stdout).toBe(0);
-    expect(line(result.stdout, 'database')).toMatchObject({ status: 'warn', detail: expect.stringMatching(/no database yet/) });
-    expect(line(result.stdout, 'backups')).toMatchObject({ status: 'warn', detail: expect.stringMatching(/no backups/), fix: expect.stringContaining('roundtable backup') });
-    expect(line(result.stdout, 'port')).toMatchObject({ status: 'warn', detail: expect.stringMatching(/no daemon running/), fix: expect.stringMatching(/roundtable run.*systemctl start roundtable/) });
+    expect(doctorLine(result.stdout, 'database')).toMatchObject({ status: 'warn', detail: expect.stringMatching(/no database yet/) });
+    expect(doctorLine(result.stdout, 'backups')).toMatchObject({ status: 'warn', detail: expect.stringMatching(/no backups/), fix: expect.stringContaining('roundtable backup') });
+    expect(doctorLine(result.stdout, 'port')).toMatchObject({ status: 'warn', detail: expect.stringMatching(/no daemon running/), fix: expect.stringMatching(/roundtable run.*systemctl start roundtable/) });
   });
 });
 
@@ -102,7 +92,7 @@ describe('database', () => {
 
     const result = await doctor(daemonEnv(board.dir, { ROUNDTABLE_DB_PATH: copy, ROUNDTABLE_PORT: '1' }));
     expect(result.code, result.stdout).toBe(1);
-    const db = line(result.stdout, 'database');
+    const db = doctorLine(result.stdout, 'database');
     expect(db.status).toBe('fail');
     expect(db.detail).toMatch(/integrity/);
     expect(db.fix).toMatch(/roundtable restore/);
@@ -116,7 +106,7 @@ describe('database', () => {
     db.close();
     const result = await doctor(envFor(board));
     expect(result.code, result.stdout).toBe(1);
-    const database = line(result.stdout, 'database');
+    const database = doctorLine(result.stdout, 'database');
     expect(database.status).toBe('fail');
     expect(database.detail).toMatch(/schema 999, newer than this roundtable/);
     expect(database.fix).toMatch(/upgrade roundtable-daemon|restore an older backup/);
@@ -128,7 +118,7 @@ describe('database', () => {
     writeFileSync(`${board.dbPath}-wal`, '');
     truncateSync(`${board.dbPath}-wal`, 65 * 1024 * 1024); // sparse; SQLite ignores a WAL without a valid header
     const result = await doctor(envFor(board));
-    expect(line(result.stdout, 'database')).toMatchObject({
+    expect(doctorLine(result.stdout, 'database')).toMatchObject({
       status: 'warn',
       detail: expect.stringMatching(/^integrity ok, .*WAL file is 65\.0 MB, above 64\.0 MB$/),
       fix: expect.stringContaining('restart the board'),
@@ -142,7 +132,7 @@ describe('database', () => {
     db.prepare('DELETE FROM schema_version WHERE version = ?').run(top);
     db.close();
     const result = await doctor(envFor(board));
-    expect(line(result.stdout, 'database')).toMatchObject({ status: 'warn', detail: expect.stringMatching(new RegExp(`schema ${top - 1} of ${top}: it migrates`)) });
+    expect(doctorLine(result.stdout, 'database')).toMatchObject({ status: 'warn', detail: expect.stringMatching(new RegExp(`schema ${top - 1} of ${top}: it migrates`)) });
   });
 });
 
@@ -151,7 +141,7 @@ describe('agents.json', () => {
     const { dir, env } = setUp();
     chmodSync(join(dir, 'agents.json'), 0o644);
     const result = await doctor(env);
-    const agents = line(result.stdout, 'agents');
+    const agents = doctorLine(result.stdout, 'agents');
     expect(agents.status).toBe('warn');
     expect(agents.detail).toMatch(/mode 644: group and others can read it/);
     expect(agents.fix).toBe(`chmod 600 ${join(dir, 'agents.json')}`);
@@ -163,7 +153,7 @@ describe('agents.json', () => {
     const secret = token();
     writeFileSync(join(dir, 'agents.json'), JSON.stringify({ agents: [{ name: 'boss', role: 'leader', token: secret }] }), { mode: 0o600 });
     const result = await doctor(daemonEnv(dir, { ROUNDTABLE_PORT: '1' }));
-    expect(line(result.stdout, 'agents')).toMatchObject({ status: 'warn', detail: expect.stringContaining('plaintext token for boss'), fix: expect.stringContaining('roundtable agents rotate boss') });
+    expect(doctorLine(result.stdout, 'agents')).toMatchObject({ status: 'warn', detail: expect.stringContaining('plaintext token for boss'), fix: expect.stringContaining('roundtable agents rotate boss') });
     expect(result.stdout + result.stderr).not.toContain(secret);
   });
 
@@ -173,12 +163,12 @@ describe('agents.json', () => {
     writeFileSync(join(dir, 'agents.json'), `${secret} {"agents": [`, { mode: 0o600 });
     const broken = await doctor(daemonEnv(dir, { ROUNDTABLE_PORT: '1' }));
     expect(broken.code).toBe(1);
-    expect(line(broken.stdout, 'agents')).toMatchObject({ status: 'fail', detail: expect.stringMatching(/not valid JSON$/) });
+    expect(doctorLine(broken.stdout, 'agents')).toMatchObject({ status: 'fail', detail: expect.stringMatching(/not valid JSON at line \d+, column \d+; /) });
     expect(broken.stdout + broken.stderr).not.toContain(secret.slice(0, 8));
 
     const missing = await doctor(daemonEnv(tempDir(), { ROUNDTABLE_PORT: '1' }));
     expect(missing.code).toBe(1);
-    expect(line(missing.stdout, 'agents')).toMatchObject({ status: 'fail', fix: expect.stringContaining('roundtable init') });
+    expect(doctorLine(missing.stdout, 'agents')).toMatchObject({ status: 'fail', fix: expect.stringContaining('roundtable init') });
   });
 });
 
@@ -188,28 +178,28 @@ describe('backups and disk', () => {
     mkdirSync(join(dir, 'backups'));
     writeFileSync(join(dir, 'backups', 'roundtable-20200101T000000Z.db'), '');
     const stale = await doctor(env);
-    expect(line(stale.stdout, 'backups')).toMatchObject({ status: 'warn', detail: expect.stringMatching(/^1 in .*newest .* old.*older than twice the interval/) });
+    expect(doctorLine(stale.stdout, 'backups')).toMatchObject({ status: 'warn', detail: expect.stringMatching(/^1 in .*newest .* old.*older than twice the interval/) });
 
     const elsewhere = tempDir();
     const linked = join(dir, 'linked-backups');
     symlinkSync(elsewhere, linked);
     const symlinked = await doctor({ ...env, ROUNDTABLE_BACKUP_DIR: linked });
     expect(symlinked.code).toBe(1);
-    expect(line(symlinked.stdout, 'backups')).toMatchObject({ status: 'fail', detail: expect.stringContaining('is a symlink'), fix: expect.stringContaining('ROUNDTABLE_BACKUP_DIR') });
+    expect(doctorLine(symlinked.stdout, 'backups')).toMatchObject({ status: 'fail', detail: expect.stringContaining('is a symlink'), fix: expect.stringContaining('ROUNDTABLE_BACKUP_DIR') });
   });
 
   it('an empty backup folder warns "no backups"', async () => {
     const { dir, env } = setUp();
     mkdirSync(join(dir, 'backups'));
     const result = await doctor(env);
-    expect(line(result.stdout, 'backups')).toMatchObject({ status: 'warn', detail: expect.stringMatching(/^no backups in /), fix: expect.stringContaining('roundtable backup') });
+    expect(doctorLine(result.stdout, 'backups')).toMatchObject({ status: 'warn', detail: expect.stringMatching(/^no backups in /), fix: expect.stringContaining('roundtable backup') });
   });
 
   it('less free space than ROUNDTABLE_BACKUP_MIN_FREE_MB warns, naming the variable', async () => {
     const backups = tempDir();
     const { env } = setUp({ ROUNDTABLE_BACKUP_MIN_FREE_MB: '10000000', ROUNDTABLE_BACKUP_DIR: backups });
     const result = await doctor(env);
-    const disk = line(result.stdout, 'disk');
+    const disk = doctorLine(result.stdout, 'disk');
     expect(disk.status).toBe('warn');
     expect(disk.detail).toContain('below ROUNDTABLE_BACKUP_MIN_FREE_MB=10000000, so backups are skipped');
     expect(disk.fix).toContain('ROUNDTABLE_BACKUP_MIN_FREE_MB');
@@ -222,7 +212,7 @@ describe('port', () => {
     try {
       const result = await doctor(envFor(board, { ROUNDTABLE_PORT: String(await freePort()) }));
       expect(result.code, result.stdout).toBe(1);
-      expect(line(result.stdout, 'port')).toMatchObject({
+      expect(doctorLine(result.stdout, 'port')).toMatchObject({
         status: 'fail',
         detail: expect.stringMatching(new RegExp(`a daemon \\(pid ${board.process.pid}\\) uses the database, but .* does not answer`)),
         fix: expect.stringContaining('ROUNDTABLE_PORT'),
@@ -271,8 +261,8 @@ describe('TLS', () => {
     const board = await startBoard({ env: tls });
     try {
       const result = await doctor(envFor(board, tls));
-      expect(line(result.stdout, 'tls')).toMatchObject({ status: 'ok', detail: expect.stringMatching(/^certificate valid until \d{4}-\d\d-\d\d \(\d+(\.\d)? d\), key matches$/) });
-      expect(line(result.stdout, 'port')).toMatchObject({ status: 'ok', detail: expect.stringContaining(`https://127.0.0.1:${board.port}/status answers`) });
+      expect(doctorLine(result.stdout, 'tls')).toMatchObject({ status: 'ok', detail: expect.stringMatching(/^certificate valid until \d{4}-\d\d-\d\d \(\d+(\.\d)? d\), key matches$/) });
+      expect(doctorLine(result.stdout, 'port')).toMatchObject({ status: 'ok', detail: expect.stringContaining(`https://127.0.0.1:${board.port}/status answers`) });
       expect(result.code, result.stdout).toBe(0);
     } finally {
       await board.stop();
@@ -286,7 +276,7 @@ describe('TLS', () => {
     const { env } = setUp({ ROUNDTABLE_TLS_CERT: a.cert, ROUNDTABLE_TLS_KEY: b.key });
     const result = await doctor(env);
     expect(result.code, result.stdout).toBe(1);
-    expect(line(result.stdout, 'tls')).toMatchObject({ status: 'fail', detail: expect.stringContaining('the key does not match the certificate'), fix: expect.stringContaining('ROUNDTABLE_TLS_KEY') });
+    expect(doctorLine(result.stdout, 'tls')).toMatchObject({ status: 'fail', detail: expect.stringContaining('the key does not match the certificate'), fix: expect.stringContaining('ROUNDTABLE_TLS_KEY') });
   });
 
   it('an expired certificate fails; one expiring within 14 days warns; a readable key warns', async () => {
@@ -294,12 +284,12 @@ describe('TLS', () => {
     const old = expired(dir);
     const oldRun = await doctor(setUp({ ROUNDTABLE_TLS_CERT: old.cert, ROUNDTABLE_TLS_KEY: old.key }).env);
     expect(oldRun.code, oldRun.stdout).toBe(1);
-    expect(line(oldRun.stdout, 'tls')).toMatchObject({ status: 'fail', detail: expect.stringMatching(/key matches; the certificate expired on 2020-01-31/), fix: expect.stringContaining('renew') });
+    expect(doctorLine(oldRun.stdout, 'tls')).toMatchObject({ status: 'fail', detail: expect.stringMatching(/key matches; the certificate expired on 2020-01-31/), fix: expect.stringContaining('renew') });
 
     const soon = selfSigned(dir, 'soon', 1);
     chmodSync(soon.key, 0o644);
     const soonRun = await doctor(setUp({ ROUNDTABLE_TLS_CERT: soon.cert, ROUNDTABLE_TLS_KEY: soon.key }).env);
-    const tls = line(soonRun.stdout, 'tls');
+    const tls = doctorLine(soonRun.stdout, 'tls');
     expect(tls.status).toBe('warn');
     expect(tls.detail).toMatch(/the certificate expires in (1 d|2\d(\.\d)? h)/);
     expect(tls.detail).toMatch(/key file: group and others can read it/);
@@ -310,7 +300,7 @@ describe('TLS', () => {
     const { dir, env } = setUp({ ROUNDTABLE_TLS_CERT: '/nonexistent/cert.pem', ROUNDTABLE_TLS_KEY: '/nonexistent/key.pem' });
     void dir;
     const result = await doctor(env);
-    expect(line(result.stdout, 'tls')).toMatchObject({ status: 'fail', detail: expect.stringContaining('cannot read ROUNDTABLE_TLS_CERT /nonexistent/cert.pem (ENOENT)') });
+    expect(doctorLine(result.stdout, 'tls')).toMatchObject({ status: 'fail', detail: expect.stringContaining('cannot read ROUNDTABLE_TLS_CERT /nonexistent/cert.pem (ENOENT)') });
   });
 
   it('classifies validity periods', () => {

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { daemonEnv, runCli, startBoard, type TestBoard } from '../helpers/board.js';
+import { doctorLine } from '../helpers/doctor-output.js';
 
 const boards: TestBoard[] = [];
 afterEach(async () => {
@@ -23,16 +24,6 @@ function gitRepo(): string {
   // The user's own file: it must still show, and no tracked file of theirs may change.
   writeFileSync(join(dir, 'main.py'), 'print("hi")\n');
   return dir;
-}
-
-/** doctor's line of one check: { status, detail, fix }. */
-function line(output: string, name: string): { status: string; detail: string; fix: string } {
-  const lines = output.split('\n');
-  const i = lines.findIndex((l) => new RegExp(`^(ok|warn|fail)\\s+${name}\\s`).test(l));
-  if (i === -1) throw new Error(`no "${name}" line in:\n${output}`);
-  const match = new RegExp(`^(ok|warn|fail)\\s+${name}\\s+(.*)$`).exec(lines[i]!)!;
-  const next = lines[i + 1] ?? '';
-  return { status: match[1]!, detail: match[2]!, fix: /^\s+fix: /.test(next) ? next.replace(/^\s+fix: /, '') : '' };
 }
 
 describe("the board's files in a git repository", () => {
@@ -64,21 +55,21 @@ describe("the board's files in a git repository", () => {
     writeFileSync(join(dir, 'webhook-secrets.json'), '{}\n', { mode: 0o600 });
     // As written by init: ignored, mode 600.
     let run = await runCli(['doctor'], env);
-    expect(line(run.stdout, 'git').status).toBe('ok');
-    expect(line(run.stdout, 'webhooks')).toMatchObject({ status: 'ok', detail: expect.stringMatching(/webhook-secrets\.json, mode 600$/) });
+    expect(doctorLine(run.stdout, 'git').status).toBe('ok');
+    expect(doctorLine(run.stdout, 'webhooks')).toMatchObject({ status: 'ok', detail: expect.stringMatching(/webhook-secrets\.json, mode 600$/) });
     // The exclude lost (a fresh clone, or `git init` after the board), the secrets readable by others, agents.json tracked.
     writeFileSync(join(dir, '.git/info/exclude'), '');
     chmodSync(join(dir, 'webhook-secrets.json'), 0o644);
     git(dir, 'add', '-f', 'agents.json');
     run = await runCli(['doctor'], env);
     expect(run.code).toBe(0);
-    const gitLine = line(run.stdout, 'git');
+    const gitLine = doctorLine(run.stdout, 'git');
     expect(gitLine.status).toBe('warn');
     expect(gitLine.detail).toContain(`${join(dir, 'webhook-secrets.json')} (the webhook signing secrets) is in a git work tree and not ignored`);
     expect(gitLine.detail).toContain(`${join(dir, 'agents.json')} (the agents, their roles and token hashes) is in a git work tree and tracked by git`);
     expect(gitLine.fix).toContain(`git rm --cached ${join(dir, 'agents.json')}`);
-    expect(line(run.stdout, 'webhooks')).toMatchObject({ status: 'warn', fix: `chmod 600 ${join(dir, 'webhook-secrets.json')}` });
-    expect(line(run.stdout, 'webhooks').detail).toContain('mode 644: group and others can read it');
+    expect(doctorLine(run.stdout, 'webhooks')).toMatchObject({ status: 'warn', fix: `chmod 600 ${join(dir, 'webhook-secrets.json')}` });
+    expect(doctorLine(run.stdout, 'webhooks').detail).toContain('mode 644: group and others can read it');
   });
 
   it('outside a repository nothing is written, and doctor says there is nothing to warn about', async () => {
@@ -86,7 +77,7 @@ describe("the board's files in a git repository", () => {
     const env = daemonEnv(dir, { ROUNDTABLE_PORT: '1' });
     expect((await runCli(['init'], env)).code).toBe(0);
     const run = await runCli(['doctor'], env);
-    expect(line(run.stdout, 'git').status).toBe('ok');
-    expect(line(run.stdout, 'webhooks').detail).toContain('no webhook-secrets.json');
+    expect(doctorLine(run.stdout, 'git').status).toBe('ok');
+    expect(doctorLine(run.stdout, 'webhooks').detail).toContain('no webhook-secrets.json');
   });
 });

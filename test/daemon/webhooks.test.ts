@@ -336,14 +336,14 @@ describeEachStore((store) => {
       const b = await board(store);
       const r = await receiver();
       const { id, secret } = await addHook(b, r.url(), 'test');
-      // Let the worker's first look (at start) pass, so only the wake-up can bring the row in time.
-      await sleep(500);
-      for (let round = 0; round < 2; round++) {
+      // Round 0 is untimed: once it has arrived the worker has made its first look and gone idle (its next timed look
+      // is 30 s away), so only the wake-up can bring the timed rounds in time.
+      for (let round = 0; round < 3; round++) {
         const queued = await cli(b, ['webhooks', 'test', id]);
         expect(queued.code).toBe(0);
         const queuedAt = Date.now();
         const got = await eventually('the test delivery arrives', () => r.received[round], { timeoutMs: 10_000 });
-        expect(got.at - queuedAt).toBeLessThan(2_000);
+        if (round > 0) expect(got.at - queuedAt).toBeLessThan(2_000);
         expect(verify(secret, got).type).toBe('test');
       }
     });

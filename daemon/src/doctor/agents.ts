@@ -13,16 +13,15 @@ export function checkAgents(config: Config): CheckResult {
     directory = loadAgentsFile(config.agentsConfigPath);
   } catch (error) {
     if (!(error instanceof AgentsFileError)) throw error;
-    // V8's JSON.parse messages quote a few characters of the file, which could be part of a plaintext token.
-    const message = /not valid JSON/.test(error.message) ? `${config.agentsConfigPath}: not valid JSON` : error.message;
+    // The directory's messages name the place (a JSON error by line and column), never the file's text.
     const missing = !existsSync(config.agentsConfigPath);
     return result(
       'agents',
       'fail',
-      message,
+      error.message,
       missing
         ? '`roundtable init` writes a new one (or set ROUNDTABLE_AGENTS_CONFIG to the existing file)'
-        : 'correct the entry named above; a running board keeps the last valid file in force meanwhile',
+        : 'correct the file at the place named above; a running board keeps the last valid file in force meanwhile',
     );
   }
   const mode = statSync(config.agentsConfigPath).mode & 0o777;
