@@ -9,3 +9,4 @@ export * from './mcp.js';
 export * from './leases.js';
 export * from './prompts.js';
 export * from './path-patterns.js';
+export * from './projects.js';

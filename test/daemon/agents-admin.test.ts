@@ -1,4 +1,5 @@
 // Agent admin without restarts: add, rotate and remove take effect on a running board; bad edits are ignored.
+import { readAgentsFile } from '../helpers/agents-file.js';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -80,7 +81,7 @@ describe('roundtable agents', () => {
     expect(readFileSync(path, 'utf8')).toBe(before);
     const lifted = await cli(['agents', 'set', 'lead', '--toolsets', '']);
     expect(lifted.stdout).toContain('toolsets tasks -> (all)');
-    expect((JSON.parse(readFileSync(path, 'utf8')) as { agents: Array<{ name: string; toolsets?: unknown }> }).agents.find((a) => a.name === 'lead')).not.toHaveProperty('toolsets');
+    expect(readAgentsFile(path).agents.find((a) => a.name === 'lead')).not.toHaveProperty('toolsets');
   });
 
   it('remove: the token is refused, its claimed tasks go back to the pool; rules are checked before anything is written', async () => {
@@ -110,7 +111,7 @@ describe('roundtable agents', () => {
 
   it("set: changes an agent's skills and role on the running board, keeps its token, prints what changed and no token", async () => {
     const path = join(board.dir, 'agents.json');
-    const hashBefore = (JSON.parse(readFileSync(path, 'utf8')) as { agents: Array<{ name: string; token_sha256: string }> }).agents.find((a) => a.name === 'w1')!.token_sha256;
+    const hashBefore = readAgentsFile(path).agents.find((a) => a.name === 'w1')!.token_sha256;
     const skills = await cli(['agents', 'set', 'w1', '--skills', 'go, rust,go']);
     expect(skills.code, skills.stderr).toBe(0);
     expect(skills.stdout).toBe('Changed w1: skills python,sql -> go,rust. A running board applies it within seconds; the token is unchanged.\n');
@@ -132,8 +133,7 @@ describe('roundtable agents', () => {
     const same = await cli(['agents', 'set', 'w1', '--role', 'observer']);
     expect(same.stdout).toBe('w1 already has that role, those skills and those toolsets; nothing written.\n');
 
-    const file = JSON.parse(readFileSync(path, 'utf8')) as { agents: Array<{ name: string; token_sha256: string }> };
-    expect(file.agents.find((a) => a.name === 'w1')!.token_sha256).toBe(hashBefore);
+    expect(readAgentsFile(path).agents.find((a) => a.name === 'w1')!.token_sha256).toBe(hashBefore);
     expect(statSync(path).mode & 0o777).toBe(0o600);
     for (const run of [skills, role, same]) expect(run.stdout + run.stderr).not.toMatch(/rt_|[0-9a-f]{64}/);
     await cli(['agents', 'set', 'w1', '--role', 'worker', '--skills', 'python,sql']);
@@ -168,11 +168,11 @@ describe('roundtable agents', () => {
 
   it('a hand edit is picked up by itself, and SIGHUP reloads too', async () => {
     const path = join(board.dir, 'agents.json');
-    const file = JSON.parse(readFileSync(path, 'utf8')) as { agents: Array<{ name: string; skills: string[] }> };
-    file.agents.find((a) => a.name === 'w1')!.skills = ['python', 'sql', 'rust'];
+    const { file, agents } = readAgentsFile(path);
+    agents.find((a) => a.name === 'w1')!.skills = ['python', 'sql', 'rust'];
     writeFileSync(path, JSON.stringify(file));
     await eventually('the hand edit to apply', async () => ((await api(board, 'w1', 'whoami')).body.skills as string[]).includes('rust'));
-    file.agents.find((a) => a.name === 'w1')!.skills = ['go'];
+    agents.find((a) => a.name === 'w1')!.skills = ['go'];
     writeFileSync(path, JSON.stringify(file));
     board.process.kill('SIGHUP');
     await eventually('the SIGHUP reload to apply', async () => ((await api(board, 'w1', 'whoami')).body.skills as string[]).join() === 'go');

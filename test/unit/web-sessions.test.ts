@@ -1,7 +1,8 @@
 // Web sessions and what a page hears: expiry, a removed or rotated token ending its sessions, room events filtered.
 import { createHash } from 'node:crypto';
 import { expect, it, vi } from 'vitest';
-import { parseAgentsFile, type AgentDirectory } from '../../daemon/src/agents/directory.js';
+import { parseCatalog } from '../../daemon/src/agents/catalog.js';
+import type { AgentDirectory } from '../../daemon/src/agents/directory.js';
 import { LocalEventBus } from '../../daemon/src/events.js';
 import { eventForPage, LiveStreams } from '../../daemon/src/web/event-stream.js';
 import { sessionDigest } from '../../daemon/src/store/shared-sessions.js';
@@ -11,7 +12,7 @@ const hash = (token: string) => createHash('sha256').update(token).digest('hex')
 
 function directory(tokens: Record<string, string>): AgentDirectory {
   const agents = Object.entries(tokens).map(([name, token]) => ({ name, role: name === 'lead' ? 'leader' : 'observer', skills: [], token_sha256: hash(token) }));
-  return parseAgentsFile(JSON.stringify({ agents }), 'agents.json');
+  return parseCatalog(JSON.stringify({ agents }), 'agents.json').project('default')!.directory;
 }
 
 it('a session stands for its agent until it expires; the id is 256 random bits', () => {

@@ -13,15 +13,15 @@ export interface Agent {
   readonly toolsets?: readonly Toolset[];
 }
 
-interface AgentEntry extends Agent {
+export interface AgentEntry extends Agent {
   readonly tokenHash: Buffer;
 }
 
-const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
+export const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 /** Reserved so a future room can address everyone as "all". */
-const RESERVED_NAMES = new Set(['all']);
+export const RESERVED_NAMES = new Set(['all']);
 
-const entrySchema = z
+export const entrySchema = z
   .strictObject({
     name: z
       .string({ error: 'must be a string' })
@@ -55,11 +55,6 @@ const entrySchema = z
     error: 'needs exactly one of token_sha256 (preferred) or token',
     path: ['token_sha256'],
   });
-
-const fileSchema = z.strictObject({
-  mode: z.enum(BOARD_MODES, { error: `must be one of ${BOARD_MODES.join(', ')}` }).default('role'),
-  agents: z.array(entrySchema, { error: 'must be a list of agents' }).min(1, { error: 'must list at least one agent' }),
-});
 
 export class AgentsFileError extends Error {}
 
@@ -137,95 +132,6 @@ export class AgentDirectory {
   }
 }
 
-function publicAgent(entry: AgentEntry): Agent {
+export function publicAgent(entry: AgentEntry): Agent {
   return { name: entry.name, role: entry.role, skills: entry.skills, ...(entry.toolsets && { toolsets: entry.toolsets }) };
-}
-
-/** Parses agents.json text; errors name the file, the entry and the field. */
-export function parseAgentsFile(text: string, path: string): AgentDirectory {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch (error) {
-    // The parser's message quotes the text around the error, which may hold a plaintext token: give the place only.
-    const { line, column } = jsonErrorPlace(text, error as Error);
-    throw new AgentsFileError(`${path}: not valid JSON at line ${line}, column ${column}; check the commas, quotes and brackets there`);
-  }
-  const parsed = fileSchema.safeParse(raw);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new AgentsFileError(`${path}: ${describePath(raw, issue.path)} ${issue.message}`);
-  }
-  const agents = parsed.data.agents;
-  // Names equal but for case are one name to a person reading the board (issue 31): refused like a duplicate.
-  const seen = new Map<string, string>();
-  for (const [i, agent] of agents.entries()) {
-    const other = seen.get(agent.name.toLowerCase());
-    if (other === agent.name) throw new AgentsFileError(`${path}: agents[${i}] ("${agent.name}") name: duplicate; agent names must be unique`);
-    if (other !== undefined) {
-      throw new AgentsFileError(
-        `${path}: agents[${i}] ("${agent.name}") name: equal but for case to "${other}"; agent names must differ in more than case. Rename or remove one of the two (${caseClashFix(path, agent.name)})`,
-      );
-    }
-    seen.set(agent.name.toLowerCase(), agent.name);
-  }
-  const mode = parsed.data.mode;
-  if (mode === 'role') {
-    const leaders = agents.filter((a) => a.role === 'leader');
-    if (leaders.length !== 1) {
-      throw new AgentsFileError(
-        `${path}: role: the board needs exactly one leader, found ${leaders.length}${leaders.length ? ` (${leaders.map((l) => l.name).join(', ')})` : ''}`,
-      );
-    }
-    const peer = agents.findIndex((a) => a.role === 'peer');
-    if (peer !== -1) throw new AgentsFileError(`${path}: agents[${peer}] ("${agents[peer]!.name}") role: "peer" needs "mode": "peer" at the top of the file`);
-  } else {
-    const ranked = agents.findIndex((a) => a.role === 'leader' || a.role === 'worker');
-    if (ranked !== -1) {
-      throw new AgentsFileError(`${path}: agents[${ranked}] ("${agents[ranked]!.name}") role: a peer-mode board has no leader or workers; use "peer" (or "observer", or "owner" for a person)`);
-    }
-    if (!agents.some((a) => a.role === 'peer')) throw new AgentsFileError(`${path}: role: a peer-mode board needs at least one "peer"`);
-  }
-  const hashes = new Set<string>();
-  const entries: AgentEntry[] = agents.map((a, i) => {
-    const hex = a.token_sha256 ?? hashToken(a.token!);
-    if (hashes.has(hex)) throw new AgentsFileError(`${path}: agents[${i}] ("${a.name}") token: the same token is given to two agents`);
-    hashes.add(hex);
-    return {
-      name: a.name,
-      role: a.role,
-      skills: Object.freeze([...new Set(a.skills)]),
-      ...(a.toolsets && { toolsets: Object.freeze([...new Set(a.toolsets)]) }),
-      tokenHash: Buffer.from(hex, 'hex'),
-    };
-  });
-  return new AgentDirectory(entries, agents.filter((a) => a.token !== undefined).map((a) => a.name), mode);
-}
-
-/** How to undo a clash: the agents table is edited with the CLI; a file by hand (the CLI refuses to edit an invalid file). */
-function caseClashFix(path: string, name: string): string {
-  return path === AGENTS_TABLE ? `\`roundtable agents remove ${name}\`, then add it again under another name` : `edit ${path}`;
-}
-
-export function loadAgentsFile(path: string): AgentDirectory {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new AgentsFileError(
-      code === 'ENOENT'
-        ? `${path}: file not found; create it with \`roundtable init\` or set ROUNDTABLE_AGENTS_CONFIG`
-        : `${path}: cannot be read (${code ?? 'unknown error'})`,
-    );
-  }
-  return parseAgentsFile(text, path);
-}
-
-function describePath(raw: unknown, path: readonly PropertyKey[]): string {
-  if (path[0] !== 'agents' || typeof path[1] !== 'number') return `${path.map(String).join('.') || '(top level)'}:`;
-  const entry = (raw as { agents: unknown[] }).agents[path[1]];
-  const name = entry && typeof entry === 'object' && typeof (entry as { name?: unknown }).name === 'string' ? ` ("${(entry as { name: string }).name}")` : '';
-  const field = path.slice(2).map(String).join('.');
-  return `agents[${path[1]}]${name}${field ? ` ${field}` : ''}:`;
 }

@@ -1,45 +1,45 @@
 // `roundtable agents ...`: edit the agents directory safely, in agents.json (SQLite) or in the agents table
 // (PostgreSQL). Rules are checked on the whole result before anything is written; hashes only; file writes are
-// atomic, mode 600; database writes are one transaction that every daemon hears of.
-import { readFileSync } from 'node:fs';
-import type { Role } from 'roundtable-shared';
+// atomic, mode 600; database writes are one transaction that every daemon hears of. Edits name their project
+// (`default` when none is given); the file is always written in the catalog's spelling (agents/catalog.ts).
+import { DEFAULT_PROJECT, type Role, type Toolset } from 'roundtable-shared';
 import { writePrivateFile } from '../runtime/private-file.js';
 import { quoted } from '../runtime/terminal-text.js';
-import { AgentsFileError, generateToken, hashToken, loadAgentsFile, parseAgentsFile, type Agent } from './directory.js';
+import { asCatalogFile, parseCatalog, readCatalogText, type CatalogFile } from './catalog.js';
+import { AgentsFileError, generateToken, hashToken, type Agent } from './directory.js';
 
-export interface RawEntry {
-  name: string;
-  role: Role;
-  skills?: string[];
-  toolsets?: string[];
-  token_sha256?: string;
-  token?: string;
-}
-export interface RawFile {
-  agents: RawEntry[];
-  [key: string]: unknown;
-}
+export type RawFile = CatalogFile;
+type RawProject = CatalogFile['projects'][number];
+export type RawEntry = RawProject['agents'][number];
 
-/** What an edit decided: its result, and the whole new directory to write (none: write nothing). */
+/** What an edit decided: its result, and the whole new catalog to write (none: write nothing). */
 export interface Decision<T> {
   readonly result: T;
-  readonly write?: RawFile;
+  readonly write?: CatalogFile;
 }
-type Edit<T> = (file: RawFile, where: string) => Decision<T>;
+type Edit<T> = (file: CatalogFile, where: string) => Decision<T>;
 
 /** Where the directory lives: agents.json, or the agents table. */
 export interface AgentsTarget {
   /** Names it in messages: the file's path, or "the agents table". */
   readonly where: string;
-  /** Reads the directory, lets `decide` choose, and writes what it returns; undefined is an empty table. */
-  change<T>(decide: (current: RawFile | undefined) => Decision<T>): Promise<T>;
+  /** Reads the catalog, lets `decide` choose, and writes what it returns; undefined is an empty table. */
+  change<T>(decide: (current: CatalogFile | undefined) => Decision<T>): Promise<T>;
   close(): Promise<void>;
 }
 
+/** agents.json's text as the catalog's spelling: the first spelling is read as the project `default`. */
+export function catalogFileOf(text: string, where: string): CatalogFile {
+  const catalog = parseCatalog(text, where); // every rule, with the file's name in the message
+  const raw = JSON.parse(text) as Record<string, unknown>;
+  if (!catalog.firstSpelling) return raw as unknown as CatalogFile;
+  return asCatalogFile({ mode: (raw['mode'] as CatalogFile['projects'][number]['mode']) ?? 'role', agents: raw['agents'] as RawEntry[] });
+}
+
 /** Validates the new content as the daemon would, then replaces the file atomically with mode 600. */
-function writeValidated(path: string, file: RawFile): void {
+function writeValidated(path: string, file: CatalogFile): void {
   const text = `${JSON.stringify(file, null, 2)}\n`;
-  parseAgentsFile(text, path);
+  parseCatalog(text, path);
   writePrivateFile(path, text);
 }
 
@@ -47,8 +47,7 @@ export function agentsFileTarget(path: string): AgentsTarget {
   return {
     where: path,
     async change(decide) {
-      loadAgentsFile(path); // the current file must be readable and valid before we touch it
-      const { result, write } = decide(JSON.parse(readFileSync(path, 'utf8')) as RawFile);
+      const { result, write } = decide(catalogFileOf(readCatalogText(path), path));
       if (write) writeValidated(path, write);
       return result;
     },
@@ -63,33 +62,46 @@ function run<T>(target: AgentsTarget, edit: Edit<T>): Promise<T> {
   return target.change((current) => {
     if (!current) throw new AgentsFileError(EMPTY_TABLE);
     const decision = edit(current, target.where);
-    if (decision.write) parseAgentsFile(JSON.stringify(decision.write), target.where);
+    if (decision.write) parseCatalog(JSON.stringify(decision.write), target.where);
     return decision;
   });
 }
 
-function find(file: RawFile, name: string, where: string): RawEntry {
-  const entry = file.agents.find((a) => a.name === name);
-  if (!entry) throw new AgentsFileError(`${where}: no agent is called ${quoted(name)}; \`roundtable agents list\` shows the names`);
+/** The project an edit names, from the catalog being edited. */
+export function projectIn(file: CatalogFile, slug: string, where: string): RawProject {
+  const project = file.projects.find((p) => p.slug === slug);
+  if (!project) throw new AgentsFileError(`${where}: no project is called ${quoted(slug)}; \`roundtable projects list\` shows the slugs`);
+  return project;
+}
+
+function find(project: RawProject, name: string, where: string): RawEntry {
+  const entry = project.agents.find((a) => a.name === name) as RawEntry | undefined;
+  if (!entry) throw new AgentsFileError(`${where}: no agent is called ${quoted(name)} in project ${quoted(project.slug)}; \`roundtable agents list --project ${project.slug}\` shows the names`);
   return entry;
 }
 
-export function listAgents(target: AgentsTarget): Promise<Agent[]> {
-  return run(target, (file, where) => ({ result: parseAgentsFile(JSON.stringify(file), where).list() }));
+/** The project's members: its agents, and the people granted it with their role there. */
+export function listAgents(target: AgentsTarget, slug: string = DEFAULT_PROJECT): Promise<Agent[]> {
+  return run(target, (file, where) => {
+    projectIn(file, slug, where);
+    return { result: parseCatalog(JSON.stringify(file), where).project(slug)!.directory.list() };
+  });
 }
 
-export function addAgent(target: AgentsTarget, options: { name: string; role: Role; skills: string[]; toolsets?: string[] | null }): Promise<string> {
+export function addAgent(target: AgentsTarget, options: { name: string; role: Role; skills: string[]; toolsets?: Toolset[] | null; project?: string }): Promise<string> {
   const token = generateToken();
   return run(target, (file, where) => {
-    if (file.agents.some((a) => a.name === options.name)) throw new AgentsFileError(`${where}: an agent called ${quoted(options.name)} already exists; use \`roundtable agents rotate\` for a new token`);
-    const clash = file.agents.find((a) => a.name.toLowerCase() === options.name.toLowerCase());
+    const project = projectIn(file, options.project ?? DEFAULT_PROJECT, where);
+    if (project.agents.some((a) => a.name === options.name)) throw new AgentsFileError(`${where}: an agent called ${quoted(options.name)} already exists; use \`roundtable agents rotate\` for a new token`);
+    const clash = project.agents.find((a) => a.name.toLowerCase() === options.name.toLowerCase());
     if (clash) {
       throw new AgentsFileError(
         `${where}: ${quoted(options.name)} is equal but for case to the agent ${quoted(clash.name)}; agent names must differ in more than case. Choose another name (or \`roundtable agents rotate ${clash.name}\` for a new token of that one)`,
       );
     }
     const entry: RawEntry = { name: options.name, role: options.role, skills: options.skills, ...(options.toolsets && { toolsets: options.toolsets }), token_sha256: hashToken(token) };
-    return { result: token, write: { ...file, agents: [...file.agents, entry] } };
+    project.agents.push(entry);
+    return { result: token, write: file };
   });
 }
 
@@ -105,9 +117,9 @@ export interface AgentChange {
  * Changes an agent's role and/or skills, keeping its token. The whole result is checked first (one leader in
  * role mode, no leader or worker in peer mode, ...); nothing is written when it fails or when nothing changes.
  */
-export function setAgent(target: AgentsTarget, name: string, changes: { role?: Role; skills?: string[]; toolsets?: string[] | null }): Promise<AgentChange> {
+export function setAgent(target: AgentsTarget, name: string, changes: { role?: Role; skills?: string[]; toolsets?: Toolset[] | null }, slug: string = DEFAULT_PROJECT): Promise<AgentChange> {
   return run(target, (file, where) => {
-    const entry = find(file, name, where);
+    const entry = find(projectIn(file, slug, where), name, where);
     const before = { role: entry.role, skills: entry.skills ?? [], toolsets: entry.toolsets ?? null };
     let change: AgentChange = { name };
     if (changes.role !== undefined && changes.role !== before.role) {
@@ -132,20 +144,22 @@ function sameItems(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((item, i) => item === b[i]);
 }
 
-export function rotateAgent(target: AgentsTarget, name: string): Promise<string> {
+export function rotateAgent(target: AgentsTarget, name: string, slug: string = DEFAULT_PROJECT): Promise<string> {
   const token = generateToken();
   return run(target, (file, where) => {
-    const entry = find(file, name, where);
+    const entry = find(projectIn(file, slug, where), name, where);
     delete entry.token;
     entry.token_sha256 = hashToken(token);
     return { result: token, write: file };
   });
 }
 
-export function removeAgent(target: AgentsTarget, name: string): Promise<void> {
+export function removeAgent(target: AgentsTarget, name: string, slug: string = DEFAULT_PROJECT): Promise<void> {
   return run(target, (file, where) => {
-    find(file, name, where);
-    return { result: undefined, write: { ...file, agents: file.agents.filter((a) => a.name !== name) } };
+    const project = projectIn(file, slug, where);
+    find(project, name, where);
+    project.agents = project.agents.filter((a) => a.name !== name);
+    return { result: undefined, write: file };
   });
 }
 
@@ -154,15 +168,15 @@ export function removeAgent(target: AgentsTarget, name: string): Promise<void> {
  * `ifEmpty`: then the table is left as it is (several daemons starting at once on one board) and false returned.
  */
 export async function importAgents(target: AgentsTarget, path: string, options: { ifEmpty?: boolean } = {}): Promise<boolean> {
-  const directory = loadAgentsFile(path); // every rule, with the file's name in the message
-  const file = JSON.parse(readFileSync(path, 'utf8')) as RawFile;
+  const file = catalogFileOf(readCatalogText(path), path);
   return target.change((current) => {
     if (current) {
       if (options.ifEmpty) return { result: false };
+      const agents = current.projects.reduce((n, p) => n + p.agents.length, 0);
       throw new AgentsFileError(
-        `${target.where} already holds ${current.agents.length} agent(s); import only fills an empty one. Edit it with \`roundtable agents add|set|rotate|remove\``,
+        `${target.where} already holds ${agents} agent(s) and ${current.people.length} person(s); import only fills an empty one. Edit it with \`roundtable agents add|set|rotate|remove\``,
       );
     }
-    return { result: directory.list().length > 0, write: file };
+    return { result: file.projects.some((p) => p.agents.length > 0) || file.people.length > 0, write: file };
   });
 }

@@ -3,7 +3,8 @@
 import { createHash } from 'node:crypto';
 import { readFileSync, watch, watchFile, unwatchFile, type FSWatcher } from 'node:fs';
 import { basename, dirname } from 'node:path';
-import { AgentsFileError, loadAgentsFile, parseAgentsFile, type AgentDirectory } from './directory.js';
+import { AgentsFileError } from './directory.js';
+import { loadCatalog, parseCatalog, type Catalog } from './catalog.js';
 import { log } from '../runtime/log.js';
 
 const DEBOUNCE_MS = 150;
@@ -53,42 +54,45 @@ export function agentsFileSource(path: string): AgentsSource {
   };
 }
 
+/** Names whose token a reload removed or rotated, by project. */
+export type Revoked = ReadonlyMap<string, readonly string[]>;
+
 export class AgentRegistry {
-  private current: AgentDirectory;
+  private current: Catalog;
   private digest: string;
   /** Reloads run one after another, so an older read never replaces a newer one. */
   private reloading: Promise<boolean> = Promise.resolve(false);
-  private readonly revokedListeners = new Set<(names: string[]) => void>();
+  private readonly revokedListeners = new Set<(revoked: Revoked) => void>();
 
   private constructor(
     private readonly source: AgentsSource,
     text: string,
     /** Told of every reload that put a new version in force, so what agents may no longer hold can be let go. */
-    private readonly onReloaded: (previous: AgentDirectory, current: AgentDirectory) => void,
+    private readonly onReloaded: (previous: Catalog, current: Catalog) => void,
   ) {
-    this.current = parseAgentsFile(text, source.label);
+    this.current = parseCatalog(text, source.label);
     this.digest = digestOf(text);
   }
 
   /** agents.json: a missing or invalid file stops the start with a message naming the file and the fix. */
-  static fromFile(path: string, onReloaded: (previous: AgentDirectory, current: AgentDirectory) => void = () => undefined): AgentRegistry {
-    loadAgentsFile(path);
+  static fromFile(path: string, onReloaded: (previous: Catalog, current: Catalog) => void = () => undefined): AgentRegistry {
+    loadCatalog(path);
     return new AgentRegistry(agentsFileSource(path), readFileSync(path, 'utf8'), onReloaded);
   }
 
   /** Any source, read once now; an invalid directory stops the start. */
-  static async fromSource(source: AgentsSource, onReloaded: (previous: AgentDirectory, current: AgentDirectory) => void = () => undefined): Promise<AgentRegistry> {
+  static async fromSource(source: AgentsSource, onReloaded: (previous: Catalog, current: Catalog) => void = () => undefined): Promise<AgentRegistry> {
     return new AgentRegistry(source, await source.read(), onReloaded);
   }
 
-  /** Tells `listener` the names whose token a reload removed or rotated, so what they hold open can end at once. */
-  onRevoked(listener: (names: string[]) => void): () => void {
+  /** Tells `listener` the names whose token a reload removed or rotated (by project), so what they hold open can end at once. */
+  onRevoked(listener: (revoked: Revoked) => void): () => void {
     this.revokedListeners.add(listener);
     return () => this.revokedListeners.delete(listener);
   }
 
-  /** The directory in force now; callers ask on every request, so a reload applies from the next one. */
-  readonly directory = (): AgentDirectory => this.current;
+  /** The catalog in force now; callers ask on every request, so a reload applies from the next one. */
+  readonly catalog = (): Catalog => this.current;
 
   /** Re-reads the source; resolves true if a new, valid version was put in force. */
   reload(reason: string): Promise<boolean> {
@@ -109,7 +113,7 @@ export class AgentRegistry {
     if (digest === this.digest) return false;
     const previous = this.current;
     try {
-      this.current = parseAgentsFile(text, label);
+      this.current = parseCatalog(text, label);
     } catch (error) {
       if (!(error instanceof AgentsFileError)) throw error;
       log.error(`${kind} is invalid; keeping the agents in force`, { source: label, reason, problem: error.message });
@@ -117,12 +121,18 @@ export class AgentRegistry {
       return false;
     }
     this.digest = digest;
-    const agents = this.current.list();
-    this.onReloaded(previous, this.current);
-    const revoked = this.current.revokedSince(previous);
-    if (revoked.length) for (const listener of this.revokedListeners) listener(revoked);
-    log.info('agents reloaded', { source: label, reason, agents: agents.length, names: agents.map((a) => a.name) });
-    for (const name of this.current.plaintextTokenAgents) log.warn('agents.json holds a plaintext token; prefer token_sha256', { agent: name });
+    const current = this.current;
+    this.onReloaded(previous, current);
+    const revoked = new Map<string, readonly string[]>();
+    for (const before of previous.projects) {
+      const after = current.project(before.slug);
+      const names = after ? after.directory.revokedSince(before.directory) : before.directory.list().map((a) => a.name);
+      if (names.length) revoked.set(before.slug, names);
+    }
+    if (revoked.size) for (const listener of this.revokedListeners) listener(revoked);
+    const projects = current.projects;
+    log.info('agents reloaded', { source: label, reason, projects: projects.length, agents: projects.reduce((n, p) => n + p.agentCount, 0), people: current.people.length });
+    for (const name of current.plaintextTokens) log.warn('agents.json holds a plaintext token; prefer token_sha256', { agent: name });
     return true;
   }
 

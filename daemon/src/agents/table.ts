@@ -1,8 +1,10 @@
 // The agents directory on PostgreSQL, for the daemons and `roundtable agents`: the table as an edit target, as a
 // source every daemon reloads from on NOTIFY, and the start of a board whose table is still empty.
 import { existsSync } from 'node:fs';
-import { AGENTS_TABLE, hashToken, parseAgentsFile, type AgentDirectory } from './directory.js';
-import { importAgents, type AgentsTarget, type RawEntry, type RawFile } from './editing.js';
+import { DEFAULT_PROJECT } from 'roundtable-shared';
+import { asCatalogFile, parseCatalog, type Catalog, type CatalogFile } from './catalog.js';
+import { AGENTS_TABLE, hashToken } from './directory.js';
+import { importAgents, type AgentsTarget } from './editing.js';
 import type { AgentsSource } from './registry.js';
 import { AgentsFileError } from './directory.js';
 import { log } from '../runtime/log.js';
@@ -12,11 +14,15 @@ import { openMigratedPool } from '../store/postgres/migrate.js';
 
 const WHERE = AGENTS_TABLE;
 
-/** The directory as the database keeps it: a mode, and every token as its hash. */
-function storedForm(file: RawFile): StoredDirectory {
+/** The directory as the database keeps it: a mode, and every token as its hash; people as owners and observers. */
+function storedForm(file: CatalogFile): StoredDirectory {
+  const project = file.projects.find((p) => p.slug === DEFAULT_PROJECT);
+  const others = file.people.some((person) => Object.keys(person.grants).some((slug) => slug !== DEFAULT_PROJECT));
+  if (!project || file.projects.length > 1 || others) throw new AgentsFileError(`${WHERE}: projects beside "${DEFAULT_PROJECT}" are not yet kept on PostgreSQL`);
+  const people = file.people.map((person) => ({ name: person.name, role: person.grants[DEFAULT_PROJECT] ?? 'observer', skills: [], token_sha256: person.token_sha256 ?? hashToken(person.token!) }));
   return {
-    mode: typeof file['mode'] === 'string' ? file['mode'] : 'role',
-    agents: file.agents.map(({ token, token_sha256, ...entry }: RawEntry) => ({ ...entry, skills: entry.skills ?? [], token_sha256: token_sha256 ?? hashToken(token!) })),
+    mode: project.mode,
+    agents: [...project.agents.map(({ token, token_sha256, toolsets, ...entry }) => ({ ...entry, ...(toolsets && { toolsets }), skills: entry.skills ?? [], token_sha256: token_sha256 ?? hashToken(token!) })), ...people],
   };
 }
 
@@ -25,7 +31,7 @@ export function agentsTableOn(sql: Sql): AgentsTarget {
     where: WHERE,
     change: (decide) =>
       editDirectory(sql, (current) => {
-        const { result, write } = decide(current as RawFile | undefined);
+        const { result, write } = decide(current && asCatalogFile(current as Parameters<typeof asCatalogFile>[0]));
         return { result, ...(write && { write: storedForm(write) }) };
       }),
     async close() {},
@@ -78,13 +84,13 @@ export async function prepareAgentsTable(sql: Sql, agentsFile: string): Promise<
 }
 
 /** The directory in the table for `roundtable doctor`, read without migrating; undefined while empty (or not made yet). */
-export async function readAgentsTable(url: string): Promise<AgentDirectory | undefined> {
+export async function readAgentsTable(url: string): Promise<Catalog | undefined> {
   const sql = openPool({ url, max: 1 });
   try {
     const [table] = await sql`SELECT to_regclass('agents') IS NOT NULL AS present`;
     if (!table?.['present']) return undefined;
     const directory = await readDirectory(sql);
-    return directory && parseAgentsFile(JSON.stringify(directory), WHERE);
+    return directory && parseCatalog(JSON.stringify(directory), WHERE);
   } finally {
     await sql.end({ timeout: 1 });
   }

@@ -1,5 +1,5 @@
 // `roundtable agents list|add|set|rotate|remove|import`: agents.json on SQLite, the agents table on PostgreSQL.
-import { ROLES, type Role } from 'roundtable-shared';
+import { ROLES, type Role, type Toolset } from 'roundtable-shared';
 import { AgentsFileError } from '../agents/directory.js';
 import { addAgent, agentsFileTarget, importAgents, listAgents, removeAgent, rotateAgent, setAgent, type AgentsTarget } from '../agents/editing.js';
 import type { Config } from '../runtime/config.js';
@@ -47,7 +47,8 @@ async function agentsAction(path: AgentsTarget, { command, args, values }: Invoc
   const skills = values['skills'] === undefined ? undefined : splitSkills(String(values['skills']));
   // --toolsets '' lifts the narrowing: the agent lists every tool its role may use.
   const toolsetList = values['toolsets'] === undefined ? undefined : splitSkills(String(values['toolsets']));
-  const toolsets = toolsetList === undefined ? undefined : toolsetList.length ? toolsetList : null;
+  // Checked against the toolsets with the whole result (agents/catalog.ts), which names a wrong one.
+  const toolsets = toolsetList === undefined ? undefined : toolsetList.length ? (toolsetList as Toolset[]) : null;
   const issued = (token: string, agent: string): void =>
     void process.stdout.write(
       json ? `${JSON.stringify({ name: agent, token })}\n` : `New token for ${agent} (shown once; ${applies}):\n  ${token}\n`,

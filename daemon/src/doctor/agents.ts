@@ -1,7 +1,8 @@
 // The doctor's agents line: agents.json (its mode, plaintext tokens) on SQLite, the agents table on PostgreSQL.
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { AgentsFileError, loadAgentsFile, type AgentDirectory } from '../agents/directory.js';
+import { loadCatalog, type Catalog } from '../agents/catalog.js';
+import { AgentsFileError } from '../agents/directory.js';
 import type { Config } from '../runtime/config.js';
 import type { CheckResult } from '../store/check-result.js';
 import { openTo, result, summarise, type Finding } from './result.js';
@@ -10,7 +11,7 @@ export function checkAgents(config: Config): CheckResult {
   const path = resolve(config.agentsConfigPath);
   let directory;
   try {
-    directory = loadAgentsFile(config.agentsConfigPath);
+    directory = loadCatalog(config.agentsConfigPath);
   } catch (error) {
     if (!(error instanceof AgentsFileError)) throw error;
     // The directory's messages name the place (a JSON error by line and column), never the file's text.
@@ -28,7 +29,7 @@ export function checkAgents(config: Config): CheckResult {
   const findings: Finding[] = [];
   const exposure = openTo(mode);
   if (exposure) findings.push({ status: 'warn', detail: `mode ${mode.toString(8)}: ${exposure}`, fix: `chmod 600 ${path}` });
-  const plaintext = directory.plaintextTokenAgents;
+  const plaintext = directory.plaintextTokens;
   if (plaintext.length) {
     findings.push({
       status: 'warn',
@@ -40,8 +41,14 @@ export function checkAgents(config: Config): CheckResult {
   return summarise('agents', base, findings);
 }
 
-/** "4 agents (1 leader, 3 workers)", and the mode when it is peer. */
-function countAgents(directory: AgentDirectory): string {
+/** "4 agents (1 leader, 3 workers)", and the mode when it is peer; with several projects, how many of each. */
+function countAgents(catalog: Catalog): string {
+  const projects = catalog.projects;
+  if (projects.length > 1) {
+    const agents = projects.reduce((n, p) => n + p.agentCount, 0);
+    return `${projects.length} projects, ${agents} agent${agents === 1 ? '' : 's'}, ${catalog.people.length} ${catalog.people.length === 1 ? 'person' : 'people'}`;
+  }
+  const directory = projects[0]!.directory;
   const agents = directory.list();
   const byRole = new Map<string, number>();
   for (const agent of agents) byRole.set(agent.role, (byRole.get(agent.role) ?? 0) + 1);
@@ -53,7 +60,7 @@ function countAgents(directory: AgentDirectory): string {
 export async function checkAgentsOf(config: Config): Promise<CheckResult> {
   if (!config.databaseUrl) return checkAgents(config);
   const { readAgentsTable } = await import('../agents/table.js');
-  let directory: AgentDirectory | undefined;
+  let directory: Catalog | undefined;
   try {
     directory = await readAgentsTable(config.databaseUrl);
   } catch (error) {

@@ -1,5 +1,5 @@
 // Bearer-token authentication: the token names the agent; nothing is processed without one.
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import type { Agent, AgentDirectory } from '../agents/directory.js';
 
 export type AuthVariables = { agent: Agent; requestId: string };
@@ -18,15 +18,23 @@ const MISSING = 'missing bearer token: send the header "Authorization: Bearer <t
 const MALFORMED =
   'malformed Authorization header: send exactly "Authorization: Bearer <token>", the word Bearer, one space and one agent token with nothing after it (one header, one token)';
 
+/** The one bearer token of an Authorization header, or undefined when it holds none or something else. */
+export function bearerTokenOf(header: string | undefined): string | undefined {
+  return BEARER.exec(header ?? '')?.[1];
+}
+
+/** The 401 for a request whose token is missing, malformed, or valid for no project of this daemon. */
+export function unauthorized(c: Context): Response {
+  const header = c.req.header('authorization') ?? '';
+  c.header('WWW-Authenticate', 'Bearer realm="roundtable"');
+  return c.json({ error: { code: 'unauthorized', message: BEARER.test(header) ? INVALID : header.trim() === '' ? MISSING : MALFORMED } }, 401);
+}
+
 export function bearerAuth(options: BearerAuthOptions): MiddlewareHandler<{ Variables: AuthVariables }> {
   return async function bearerAuth(c, next) {
-    const header = c.req.header('authorization') ?? '';
-    const match = BEARER.exec(header);
-    const agent = match ? options.agents().findByToken(match[1]!) : undefined;
-    if (!agent) {
-      c.header('WWW-Authenticate', 'Bearer realm="roundtable"');
-      return c.json({ error: { code: 'unauthorized', message: match ? INVALID : header.trim() === '' ? MISSING : MALFORMED } }, 401);
-    }
+    const token = bearerTokenOf(c.req.header('authorization'));
+    const agent = token !== undefined ? options.agents().findByToken(token) : undefined;
+    if (!agent) return unauthorized(c);
     c.set('agent', agent);
     return next();
   };

@@ -25,3 +25,21 @@ export function requestLog(): MiddlewareHandler<{ Variables: RequestVariables }>
     await logWritten();
   };
 }
+
+/** What the daemon's router hands a project's app with each request it forwards (process/router.ts). */
+export interface ForwardedEnv {
+  /** The id the router gave the request and logs it under. */
+  readonly requestId?: string;
+  /** Told who the project's app found the caller to be, for the router's request line. */
+  readonly tell?: (agent: Agent | undefined) => void;
+}
+
+/** In a project's app: takes the router's request id, and tells the router who called once the app has answered. */
+export function forwardedRequest(): MiddlewareHandler<{ Variables: RequestVariables }> {
+  return async function forwardedRequest(c, next) {
+    const env = c.env as ForwardedEnv | undefined;
+    c.set('requestId', env?.requestId ?? randomUUID());
+    await next();
+    env?.tell?.(c.get('agent'));
+  };
+}

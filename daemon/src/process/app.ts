@@ -10,12 +10,13 @@ import { apiRoutes } from '../http/api.js';
 import { bearerAuth, type AuthVariables } from '../http/auth.js';
 import { hostGuard } from '../http/host-guard.js';
 import { onError } from '../http/on-error.js';
-import { requestLog } from '../http/request-log.js';
+import { forwardedRequest } from '../http/request-log.js';
 import { mcpRoutes } from '../mcp/face.js';
 import { RateLimiter } from '../runtime/rate-limit.js';
 import { statusRoutes } from '../http/status.js';
 import type { BoardStore } from '../store/store.js';
 import type { SharedSessions } from '../store/shared-sessions.js';
+import type { SessionStore } from '../web/sessions.js';
 import { createWebView, WEB_ACTION_PATHS, WEB_READ_PATHS, WEB_WRITE_PATHS, type ViewSources, type WebView } from '../web/index.js';
 
 export interface AppOptions {
@@ -27,6 +28,8 @@ export interface AppOptions {
   readonly events: EventBus;
   /** The board's parts the web page reads through (the same instances the dispatcher uses). */
   readonly view: ViewSources;
+  /** The daemon's sign-in sessions, seen by this project through its own directory. */
+  readonly sessions: SessionStore;
   /** Several daemons on one PostgreSQL board: web sessions kept in the database. */
   readonly sharedSessions?: SharedSessions | undefined;
 }
@@ -43,7 +46,7 @@ export function createApp(options: AppOptions): BoardApp {
   const { config } = options;
   const app = new Hono();
   app.onError(onError);
-  app.use('*', requestLog());
+  app.use('*', forwardedRequest());
 
   const guarded = hostGuard({ allowedHosts: config.allowedHosts, refusalStatus: 403, trustProxy: config.trustProxy });
   const auth = bearerAuth({ agents: options.agents });
@@ -79,6 +82,7 @@ export function createApp(options: AppOptions): BoardApp {
     sources: options.view,
     dispatcher: options.dispatcher,
     maxEventStreams: config.maxEventStreams,
+    sessions: options.sessions,
     sharedSessions: options.sharedSessions,
   });
   const pageGuard = hostGuard({ allowedHosts: config.allowedHosts, refusalStatus: 404, trustProxy: config.trustProxy });

@@ -1,5 +1,8 @@
 // Chooses the board's store from the config: PostgreSQL when ROUNDTABLE_DATABASE_URL is set, else the SQLite file.
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
 import type Database from 'better-sqlite3';
+import { DEFAULT_PROJECT } from 'roundtable-shared';
 import type { Sql } from './postgres/connection.js';
 import type { Config } from '../runtime/config.js';
 import { lockDatabase } from '../runtime/db-lock.js';
@@ -22,12 +25,17 @@ export interface OpenedStore {
 }
 
 export interface OpenOptions {
+  /** The project's SQLite file (process/project-files.ts); config.dbPath when absent. */
+  readonly dbPath?: string | undefined;
+  /** The project whose board this is: on PostgreSQL it names the schema (default: the public one). */
+  readonly project?: string | undefined;
   /** The SQLite board's webhook secrets (its file is the process's to find); PostgreSQL keeps them in a table. */
   readonly webhookSecrets?: SecretLookup | undefined;
 }
 
 export async function openStore(config: Config, options: OpenOptions = {}): Promise<OpenedStore> {
   if (config.databaseUrl) {
+    if (options.project !== undefined && options.project !== DEFAULT_PROJECT) throw new Error(`project "${options.project}": projects beside default are not yet served on PostgreSQL`);
     // Loaded only when asked for, so a SQLite board never reads the PostgreSQL driver.
     const [{ PostgresStore }, { startSharedState }] = await Promise.all([import('./postgres/index.js'), import('./postgres/shared.js')]);
     const { callMs: requestMs, statementMs, poolWaitMs } = config.deadlines;
@@ -52,11 +60,13 @@ export async function openStore(config: Config, options: OpenOptions = {}): Prom
     };
   }
   // One daemon per SQLite file: a second one would corrupt nothing, but its in-memory state would disagree.
-  const unlock = lockDatabase(config.dbPath);
+  const dbPath = options.dbPath ?? config.dbPath;
+  mkdirSync(dirname(dbPath), { recursive: true, mode: 0o700 });
+  const unlock = lockDatabase(dbPath);
   try {
     const { SqliteStore } = await import('./sqlite/index.js');
     const store = new SqliteStore({
-      path: config.dbPath,
+      path: dbPath,
       busyTimeoutMs: config.deadlines.busyMs,
       webhookSecrets: options.webhookSecrets,
       eventRetention: config.eventRetention,

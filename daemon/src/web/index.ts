@@ -44,6 +44,8 @@ export interface WebViewOptions {
   readonly dispatcher: ToolDispatcher;
   /** ROUNDTABLE_MAX_EVENT_STREAMS. */
   readonly maxEventStreams: number;
+  /** The daemon's sign-in sessions (one cookie for every project); this project sees them through its directory. */
+  readonly sessions: SessionStore;
   /** Several daemons on one PostgreSQL board: sessions kept in the database too. */
   readonly sharedSessions?: SharedSessions | undefined;
 }
@@ -53,10 +55,12 @@ export interface WebView {
   readonly routes: Hono;
   /** Ends every open event stream (before the server closes); answers how many were open. */
   close(): number;
+  /** Ends the event streams of a session signed out elsewhere (the daemon's own sign-out route, for every project). */
+  endSession(id: string): void;
 }
 
 export function createWebView(options: WebViewOptions): WebView {
-  const sessions = new SessionStore({ agents: options.agents, shared: options.sharedSessions });
+  const sessions = new SessionStore({ agents: options.agents, shared: options.sharedSessions, viewOf: options.sessions });
   const live = new LiveStreams({ events: options.events, sessions, maxStreams: options.maxEventStreams, log: options.store });
   const view = new BoardView({ ...options.sources, store: options.store, agents: options.agents, boardName: options.boardName });
   const shared = options.sharedSessions !== undefined;
@@ -101,6 +105,7 @@ export function createWebView(options: WebViewOptions): WebView {
   web.route('/', staticRoutes());
   return {
     routes: web as unknown as Hono,
+    endSession: (id) => live.endSession(id),
     close: () => {
       stopForgetting?.();
       return live.close();

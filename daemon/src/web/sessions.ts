@@ -1,7 +1,7 @@
 // Web sign-in sessions: a random id maps to the token's hash and an expiry, never to the token. Kept in memory; with
 // several daemons on one PostgreSQL board they are also kept in the database, so a sign-in on one daemon works on all.
 import { createHash, randomBytes } from 'node:crypto';
-import type { Agent, AgentDirectory } from '../agents/directory.js';
+import type { Agent } from '../agents/directory.js';
 import { sessionDigest, SESSIONS_PER_AGENT, type SharedSessions } from '../store/shared-sessions.js';
 
 export const SESSION_TTL_MS = 12 * 60 * 60_000;
@@ -16,28 +16,41 @@ interface Session {
   /** sessionDigest of its id, computed once: a sign-out through another daemon names the session by it. */
   readonly digest: string;
   readonly expiresAt: number;
-  /** The agent the hash matched in this directory; looked up again when agents.json is reloaded (a new directory). */
-  resolved?: { readonly directory: AgentDirectory; readonly agent: Agent | undefined };
+}
+
+/** Who a token's hash stands for: a project's directory (its agents and people), or the daemon's whole catalog. */
+export interface TokenResolver {
+  findByTokenHash(presented: Buffer): Agent | undefined;
 }
 
 export interface SessionStoreOptions {
-  readonly agents: () => AgentDirectory;
+  readonly agents: () => TokenResolver;
   readonly shared?: SharedSessions | undefined;
+  /**
+   * Another store whose sessions this one sees through its own resolver: a project's view of the daemon's sign-ins
+   * (one cookie for every project of a person). A view never ends a session its resolver does not know: the person
+   * may simply hold no role in this project.
+   */
+  readonly viewOf?: SessionStore | undefined;
   readonly ttlMs?: number;
   /** Injected clock, for tests of expiry. */
   readonly now?: () => number;
 }
 
 export class SessionStore {
-  private readonly sessions = new Map<string, Session>();
+  private readonly sessions: Map<string, Session>;
   /** Digests of sessions signed out through other daemons lately, with when this daemon heard of it. */
-  private readonly ended = new Map<string, number>();
+  private readonly ended: Map<string, number>;
+  /** The agent each session's hash matched in the resolver's answer; looked up again when agents.json is reloaded. */
+  private readonly resolved = new WeakMap<Session, { readonly directory: TokenResolver; readonly agent: Agent | undefined }>();
   private readonly ttlMs: number;
   private readonly now: () => number;
 
   constructor(private readonly options: SessionStoreOptions) {
-    this.ttlMs = options.ttlMs ?? SESSION_TTL_MS;
-    this.now = options.now ?? Date.now;
+    this.ttlMs = options.ttlMs ?? options.viewOf?.ttlMs ?? SESSION_TTL_MS;
+    this.now = options.now ?? options.viewOf?.now ?? Date.now;
+    this.sessions = options.viewOf?.sessions ?? new Map();
+    this.ended = options.viewOf?.ended ?? new Map();
   }
 
   get maxAgeSeconds(): number {
@@ -70,9 +83,10 @@ export class SessionStore {
       return undefined;
     }
     const directory = this.options.agents();
-    if (session.resolved?.directory !== directory) session.resolved = { directory, agent: directory.findByTokenHash(session.tokenHash) };
-    const agent = session.resolved.agent;
-    if (!agent) this.sessions.delete(id);
+    let resolved = this.resolved.get(session);
+    if (resolved?.directory !== directory) this.resolved.set(session, (resolved = { directory, agent: directory.findByTokenHash(session.tokenHash) }));
+    const agent = resolved.agent;
+    if (!agent && !this.options.viewOf) this.sessions.delete(id);
     return agent;
   }
 
@@ -123,6 +137,11 @@ export class SessionStore {
       return id;
     }
     return undefined;
+  }
+
+  /** The token hash a live session holds (for the catalog's lookup of who it is); undefined for none. */
+  tokenHashOf(id: string): Buffer | undefined {
+    return this.sessions.get(id)?.tokenHash;
   }
 
   get size(): number {
