@@ -5,8 +5,9 @@ import { appendFileSync, mkdirSync, readFileSync, realpathSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { Config } from '../runtime/config.js';
 import { secretsPathBeside } from '../webhooks/secret-file.js';
+import { projectsRoot } from './project-files.js';
 
-const HEADER = '# roundtable: the board\'s own files (database, lock, agents, webhook secrets, backups); `roundtable doctor` checks them';
+const HEADER = '# roundtable: the board\'s own files (database, lock, agents, webhook secrets, backups, other projects); `roundtable doctor` checks them';
 
 /** Every file the board writes beside the user's files, absolute; folders end with a separator. */
 export function daemonFiles(config: Config): string[] {
@@ -14,6 +15,8 @@ export function daemonFiles(config: Config): string[] {
   if (!config.databaseUrl) {
     const db = resolve(config.dbPath);
     files.push(db, `${db}-wal`, `${db}-shm`, `${db}-journal`, `${db}.lock`, resolve(secretsPathBeside(config.agentsConfigPath)), `${resolve(config.backup.dir)}${sep}`);
+    // Every project but default keeps its database and webhook secrets in a folder of its own under this one.
+    files.push(`${resolve(projectsRoot(config))}${sep}`);
   }
   return files;
 }
