@@ -17,6 +17,7 @@ import type { Config } from '../runtime/config.js';
 import { log } from '../runtime/log.js';
 import { RateLimiter } from '../runtime/rate-limit.js';
 import { openStore, type OpenedStore } from '../store/open.js';
+import type { SharedSessions } from '../store/shared-sessions.js';
 import type { SessionStore } from '../web/sessions.js';
 import { DEFAULT_RETRY } from '../webhooks/backoff.js';
 import { cachedSecrets } from '../webhooks/secret-file.js';
@@ -57,6 +58,8 @@ export interface ProjectOptions {
   readonly catalog: () => Catalog;
   /** The daemon's sign-in sessions; the project sees them through its own directory. */
   readonly sessions: SessionStore;
+  /** Several daemons on PostgreSQL: where those sessions are kept (the catalog's, shared by every project). */
+  readonly sharedSessions?: SharedSessions | undefined;
 }
 
 export async function openProject(options: ProjectOptions): Promise<ProjectRuntime> {
@@ -103,7 +106,7 @@ export async function openProject(options: ProjectOptions): Promise<ProjectRunti
       events,
       view: { board, room, presence },
       sessions: options.sessions,
-      sharedSessions: opened.shared?.sessions,
+      sharedSessions: options.sharedSessions,
     });
     return {
       slug,

@@ -4,6 +4,7 @@ import type { Catalog } from '../agents/catalog.js';
 import type { Revoked } from '../agents/registry.js';
 import type { Config } from '../runtime/config.js';
 import { log } from '../runtime/log.js';
+import type { SharedSessions } from '../store/shared-sessions.js';
 import type { SessionStore } from '../web/sessions.js';
 import { openProject, type ProjectRuntime } from './project.js';
 
@@ -11,6 +12,7 @@ export interface ProjectsOptions {
   readonly config: Config;
   readonly catalog: () => Catalog;
   readonly sessions: SessionStore;
+  readonly sharedSessions?: SharedSessions | undefined;
 }
 
 export class Projects {

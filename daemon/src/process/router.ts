@@ -13,6 +13,7 @@ import { onError } from '../http/on-error.js';
 import { requestLog, type ForwardedEnv, type RequestVariables } from '../http/request-log.js';
 import type { Config } from '../runtime/config.js';
 import { RateLimiter } from '../runtime/rate-limit.js';
+import { sessionDigest } from '../store/shared-sessions.js';
 import { liveSessionOf } from '../web/session-auth.js';
 import { sessionRoutes } from '../web/session-routes.js';
 import type { SessionStore } from '../web/sessions.js';
@@ -29,6 +30,8 @@ export interface RouterOptions {
   readonly catalog: () => Catalog;
   /** The daemon's sign-in sessions: signing in once opens every project the token holds a role in. */
   readonly sessions: SessionStore;
+  /** Several daemons on PostgreSQL: sessions are shared, so a sign-out is told to the other daemons. */
+  readonly sharedSessions: boolean;
 }
 
 const SLUG_PATH = /^\/p\/([^/]+)(\/.*)?$/;
@@ -131,8 +134,12 @@ export function createRouter(options: RouterOptions): Hono<{ Variables: RequestV
       sessions,
       limiter: new RateLimiter({ perMinute: SIGN_IN_ATTEMPTS_PER_MINUTE }),
       trustProxy: config.trustProxy,
-      onSignOut: (id) => {
-        for (const runtime of projects.all) runtime.web.endSession(id);
+      onSignOut: (id, stood) => {
+        for (const runtime of projects.all) {
+          runtime.web.endSession(id);
+          // Several daemons: each project's pages on the others end this session's streams too (web/index.ts).
+          if (stood && options.sharedSessions) runtime.events.publish({ type: 'session_ended', session_sha256: sessionDigest(id) });
+        }
       },
     }),
   );

@@ -124,7 +124,7 @@ export async function startBoard(config: Config): Promise<RunningBoard> {
     log.warn('agents.json holds a plaintext token; replace it with token_sha256 (roundtable agents rotate NAME)', { file: config.agentsConfigPath, agent: name });
   }
   const sessions = new SessionStore({ agents: catalogResolver(registry.catalog), shared: catalogPool?.sessions });
-  projects = new Projects({ config, catalog: registry.catalog, sessions });
+  projects = new Projects({ config, catalog: registry.catalog, sessions, sharedSessions: catalogPool?.sessions });
   try {
     await projects.start();
   } catch (error) {
@@ -138,7 +138,7 @@ export async function startBoard(config: Config): Promise<RunningBoard> {
   if (excluded.length) log.info("added the board's own files to the git repository's info/exclude, so they are never committed", { patterns: excluded.length });
   // A removed or rotated token ends its parked waits at once, with a 401, rather than answering counts later.
   registry.onRevoked((revoked) => projects!.revoke(revoked));
-  const app = createRouter({ config, projects, catalog: registry.catalog, sessions });
+  const app = createRouter({ config, projects, catalog: registry.catalog, sessions, sharedSessions: catalogPool !== undefined });
 
   const server: ServerType = await new Promise((resolve, reject) => {
     const s = serve(
