@@ -2,7 +2,9 @@
 // request to /p/SLUG/..., a keychain entry per project, the daemon's 403 on another project's URL told as what to do,
 // and setup writing the project into the entry. The board is a stand-in on loopback that answers as the daemon with
 // projects does (test/helpers/projects-stand-in.ts) and records every path.
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
@@ -109,6 +111,31 @@ describe('--project: every request goes to /p/SLUG/...', () => {
     expect(run.code, run.stderr).toBe(0);
     expect(apiRequests().length).toBeGreaterThan(0);
     for (const line of apiRequests()) expect(line).toMatch(/^POST \/p\/web\/api\/v1\//);
+  });
+
+  it('guard --install writes the project into the pre-commit hook, and the commit asks check_paths of the project', async () => {
+    const repo = mkdtempSync(join(scratch, 'repo-'));
+    const env = bridgeEnv({
+      HOME: mkdtempSync(join(scratch, 'home-')),
+      ROUNDTABLE_TOKEN: TOKEN.web,
+      GIT_CONFIG_NOSYSTEM: '1',
+      GIT_AUTHOR_NAME: 'w',
+      GIT_AUTHOR_EMAIL: 'w@example.test',
+      GIT_COMMITTER_NAME: 'w',
+      GIT_COMMITTER_EMAIL: 'w@example.test',
+    });
+    // Asynchronously: the stand-in answers the hook from this process, which a synchronous child would hold up.
+    const git = (...args: string[]) => promisify(execFile)('git', args, { cwd: repo, env });
+    await git('init', '-q');
+    const installed = await bridge(['guard', '--install', '--url', `${board.url}/p/web`], env, { cwd: repo });
+    expect(installed.code, installed.output).toBe(0);
+    expect(readFileSync(join(repo, '.git/hooks/pre-commit'), 'utf8')).toContain(`'--url' '${board.url}' '--project' 'web'`);
+    writeFileSync(join(repo, 'a.txt'), 'a\n');
+    await git('add', 'a.txt');
+    const commit = await git('commit', '-q', '-m', 'a');
+    outputs.push(commit.stdout, commit.stderr);
+    expect(commit.stderr).not.toContain('warning');
+    expect(apiRequests()).toEqual(['POST /p/web/api/v1/tools/check_paths']);
   });
 
   it('refuses a project name that breaks the rule, naming --project and the rule', async () => {

@@ -22,7 +22,7 @@ const json = (res: ServerResponse, status: number, body: unknown) => {
  * The daemon's door as the issue states it: an unknown token gets 401; a known token on another project's URL gets
  * 403 forbidden, the same whether or not that project exists; the unprefixed routes serve the token's own project.
  * Behind it: whoami answers, create_task is refused by a board rule (403 forbidden too, as the daemon's rules answer),
- * the heartbeat and the instance lease succeed. GET /status needs no token.
+ * check_paths finds nothing held, the heartbeat and the instance lease succeed. GET /status needs no token.
  */
 export async function projectsStandIn(agents: ReadonlyMap<string, StandInAgent>): Promise<ProjectsStandIn> {
   const requests: string[] = [];
@@ -43,6 +43,7 @@ export async function projectsStandIn(agents: ReadonlyMap<string, StandInAgent>)
       const rest = route[2]!;
       if (rest === 'tools/whoami') return json(res, 200, { name: agent.name, role: 'worker', skills: [], board: agent.project, toolsets: null });
       if (rest === 'tools/create_task') return json(res, 403, { error: { code: 'forbidden', message: `only the leader or an owner may create tasks; you are ${agent.name}, a worker` } });
+      if (rest === 'tools/check_paths') return json(res, 200, { paths: [] });
       if (rest === 'heartbeat') return json(res, 200, { leases: [], lease_ttl_s: 60, heartbeat_interval_s: 20 });
       if (rest.startsWith('instances/')) return json(res, 200, {});
       return json(res, 404, { error: { code: 'not_found', message: 'the stand-in has no such tool' } });
