@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { findTool, HEARTBEAT_PATH, isErrorCode, LIMITS, waitForActivity, type ErrorBody, type HeartbeatAnswer, WATCHER_HEADER } from 'roundtable-shared';
 import type { BridgeConfig } from './config.js';
-import { refusedTokenMessage, type FoundToken } from './credentials.js';
+import { refusedTokenMessage, wrongProjectMessage, type FoundToken } from './credentials.js';
 import { BadResponse, CallTimeout, DaemonUnreachable, isUnsettled, TlsUntrusted } from './errors.js';
 import { ExchangeFailed, ExchangeTimedOut, type Answer, type Exchange, type Transport } from './exchange.js';
 import { log } from './log.js';
@@ -48,20 +48,24 @@ const TRANSIENT_FAILURE = /^(ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|EAI_AGAIN|E
 const TLS_FAILURE = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ERR_TLS|HOSTNAME|ALTNAME/;
 /** Failures before any byte of the request could leave: nothing was sent, so nothing can have been applied. */
 const NEVER_SENT = /^(ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH)$/;
+const WHOAMI_PATH = 'api/v1/tools/whoami';
 
 export class BoardClient {
   private transport: Promise<Transport> | undefined;
   private readonly ca: string | undefined;
   private readonly unsettled = new UnsettledCalls();
+  /** Put before every board path: a project's routes are /p/SLUG/...; the daemon's /status is not a project's. */
+  private readonly projectPrefix: string;
 
   constructor(private readonly options: BoardClientOptions) {
     this.ca = options.config.caFile ? readFileSync(options.config.caFile, 'utf8') : undefined;
+    this.projectPrefix = options.config.project === undefined ? '' : `p/${options.config.project}/`;
   }
 
   /** One exchange; node:http, node:https and node:crypto are loaded at the first, not at start (docs/BENCHMARKS.md). */
   private async exchange(exchange: Exchange): Promise<Answer> {
     this.transport ??= import('./http-transport.js').then(({ createTransport }) =>
-      createTransport(this.options.config.baseUrl, {
+      createTransport(this.options.config.serverUrl, {
         ...(this.ca !== undefined && { ca: this.ca }),
         headers: { 'user-agent': this.options.userAgent, ...(this.options.watcher && { [WATCHER_HEADER]: '1' }) },
       }),
@@ -157,7 +161,7 @@ export class BoardClient {
       try {
         answer = await this.exchange({
           method,
-          path,
+          path: `${this.projectPrefix}${path}`,
           json: attempt > 0 && request.retryJson ? request.retryJson() : request.json,
           timeoutMs: remaining,
           ...(request.signal && { signal: request.signal }),
@@ -206,6 +210,10 @@ export class BoardClient {
         const found = typeof supplied === 'string' ? undefined : supplied;
         throw new BoardRefusal({ error: { code: 'unauthorized', message: refusedTokenMessage(found, this.options.config) } }, status);
       }
+      if (status === 403 && body.error.code === 'forbidden' && this.options.config.project !== undefined && (await this.refusedByProject(path, token, deadline))) {
+        const found = typeof supplied === 'string' ? undefined : supplied;
+        throw new BoardRefusal({ error: { code: 'forbidden', message: wrongProjectMessage(found, { ...this.options.config, project: this.options.config.project }) } }, status);
+      }
       if (status === 429 && !rateLimitWaited) {
         const waitMs = retryAfterMs(answer, body);
         if (waitMs !== undefined && Date.now() + waitMs < deadline) {
@@ -216,6 +224,28 @@ export class BoardClient {
         }
       }
       throw new BoardRefusal(body, status);
+    }
+  }
+
+  /**
+   * Whether a 403 forbidden came from the project's door rather than a board rule. The daemon answers a token on
+   * another project's URL with the same code a rule uses, so the bridge asks whoami, which no rule refuses: refused
+   * too, the token does not open this project.
+   */
+  private async refusedByProject(path: string, token: string, deadline: number): Promise<boolean> {
+    if (path === WHOAMI_PATH) return true;
+    try {
+      const answer = await this.exchange({
+        method: 'POST',
+        path: `${this.projectPrefix}${WHOAMI_PATH}`,
+        json: {},
+        timeoutMs: Math.max(1, Math.min(deadline - Date.now(), this.options.config.timeoutMs)),
+        headers: { authorization: `Bearer ${token}` },
+      });
+      return answer.status === 403 && boardErrorOf(answer)?.error.code === 'forbidden';
+    } catch {
+      // No answer to the question: the refusal is reported as the board gave it.
+      return false;
     }
   }
 

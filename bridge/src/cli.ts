@@ -13,30 +13,32 @@ import { VERSION } from './version.js';
 const HELP = `roundtable-bridge ${VERSION}: connect an MCP client to a Roundtable board over stdio
 
 Usage:
-  roundtable-bridge --url URL [--profile NAME] [--ca FILE] [--timeout S] [--toolsets LIST]
+  roundtable-bridge --url URL [--project SLUG] [--profile NAME] [--ca FILE] [--timeout S] [--toolsets LIST]
       Serve the board's tools over stdio (what an agent app launches).
-  roundtable-bridge login --url URL [--profile NAME] [--token-stdin]
+  roundtable-bridge login --url URL [--project SLUG] [--profile NAME] [--token-stdin]
       Check a token against the board and store it in the OS keychain.
-  roundtable-bridge logout --url URL [--profile NAME]
+  roundtable-bridge logout --url URL [--project SLUG] [--profile NAME]
       Remove the stored token.
-  roundtable-bridge status --url URL [--profile NAME]
+  roundtable-bridge status --url URL [--project SLUG] [--profile NAME]
       Show the board, the agent, where the token comes from, and the round-trip time.
-  roundtable-bridge hook CLIENT EVENT --url URL [--profile NAME] [--keep-working] [--max-blocks N]
+  roundtable-bridge hook CLIENT EVENT --url URL [--project SLUG] [--profile NAME] [--keep-working] [--max-blocks N]
       Answer an agent app's command hook (event JSON on stdin): claude-code SessionStart|UserPromptSubmit|Stop,
       codex SessionStart|UserPromptSubmit|Stop, gemini-cli SessionStart|BeforeAgent|AfterAgent (docs/CONNECT.md).
-  roundtable-bridge wake --exec CMD --url URL [--profile NAME] [--for tasks,messages,reviews] [--debounce S]
+  roundtable-bridge wake --exec CMD --url URL [--project SLUG] [--profile NAME] [--for tasks,messages,reviews] [--debounce S]
       Run CMD (a command line of yours, e.g. tmux send-keys) when new work or messages wait for the agent.
-  roundtable-bridge setup CLIENT --url URL [--profile NAME] [--scope user|project] [--hooks] [--print] [--no-check]
+  roundtable-bridge setup CLIENT --url URL [--project SLUG] [--profile NAME] [--scope user|project] [--hooks] [--print] [--no-check]
       Add the bridge (and with --hooks the client's hooks) to an MCP client's config, then ask whoami through it
       as the client will run it (setup --help lists the clients). Never writes a token.
-  roundtable-bridge guard --url URL [--profile NAME] [--scope NAME] [--strict]
+  roundtable-bridge guard --url URL [--project SLUG] [--profile NAME] [--scope NAME] [--strict]
       Git pre-commit check: refuse the commit if a staged file is held exclusively by another agent
       (check_paths). If the board cannot be reached it warns and lets the commit through; --strict refuses.
-  roundtable-bridge guard --install --url URL [--profile NAME] [--scope NAME] [--strict]
+  roundtable-bridge guard --install --url URL [--project SLUG] [--profile NAME] [--scope NAME] [--strict]
       Make that check this repository's pre-commit hook; an existing hook is kept and runs first.
 
 Options:
   --url URL        the board, https:// (http:// only to a loopback host); or set ROUNDTABLE_URL
+  --project SLUG   the project on a board that serves several (its requests go to /p/SLUG/...); or set
+                   ROUNDTABLE_PROJECT, or give the URL as https://host/p/SLUG; each project has its own login
   --profile NAME   keychain account to use instead of the board's origin (several agents on one machine)
   --ca FILE        PEM file of a private CA that signed the board's certificate (or NODE_EXTRA_CA_CERTS)
   --timeout S      seconds to wait for the board per call (default 30)
@@ -102,6 +104,11 @@ async function login(config: BridgeConfig, tokenFromStdin: boolean): Promise<num
       print(`That token is not valid for ${config.baseUrl}; nothing was stored. Check it with the board owner.`);
       return 1;
     }
+    if (error instanceof BoardRefusal && error.body.error.code === 'forbidden' && config.project !== undefined) {
+      // whoami is refused by no rule: the token is another project's (board-client.ts says which and what to do).
+      print(`${error.body.error.message}. Nothing was stored.`);
+      return 1;
+    }
     throw error;
   }
   await storeTokenInKeychain(config.account, token);
@@ -121,6 +128,7 @@ async function logout(config: BridgeConfig): Promise<number> {
 
 async function status(config: BridgeConfig): Promise<number> {
   print(`board:    ${config.baseUrl}`);
+  if (config.project !== undefined) print(`project:  ${config.project}`);
   print(`bridge:   roundtable-bridge ${VERSION}, node ${process.version}`);
   let ok = true;
   let found: FoundToken | undefined;
@@ -138,7 +146,9 @@ async function status(config: BridgeConfig): Promise<number> {
     const board = await client.status();
     const rtt = performance.now() - started;
     reachable = true;
-    print(`daemon:   reachable, ${rtt.toFixed(1)} ms round trip; ${String(board['board'])} version ${String(board['version'])}`);
+    // The unprefixed /status is the daemon's default project's: with another project its board name would mislead.
+    const named = config.project === undefined ? `${String(board['board'])} ` : '';
+    print(`daemon:   reachable, ${rtt.toFixed(1)} ms round trip; ${named}version ${String(board['version'])}`);
   } catch (error) {
     ok = false;
     if (error instanceof DaemonUnreachable) {
@@ -168,7 +178,8 @@ async function guard(config: BridgeConfig, options: { strict: boolean; install: 
   if (options.install) {
     const guardArgs = [
       '--url',
-      config.baseUrl,
+      config.serverUrl,
+      ...(config.project !== undefined ? ['--project', config.project] : []),
       ...(options.profile !== undefined ? ['--profile', options.profile] : []),
       ...(config.caFile !== undefined ? ['--ca', config.caFile] : []),
       ...(options.scope !== undefined ? ['--scope', options.scope] : []),
@@ -194,6 +205,7 @@ async function main(argv: string[]): Promise<number | undefined> {
   if (argv[0] === 'setup') return (await import('./setup/command.js')).runSetup(argv.slice(1));
   const { values, positionals } = parseCommandLine(argv, {
     url: { type: 'string' },
+    project: { type: 'string' },
     profile: { type: 'string' },
     ca: { type: 'string' },
     timeout: { type: 'string' },
@@ -220,7 +232,7 @@ async function main(argv: string[]): Promise<number | undefined> {
   // should not sit for long on a board that does not answer either: the guard waits 10 s.
   const defaultTimeout = command === 'hook' ? '5' : command === 'guard' ? '10' : undefined;
   const timeout = values.timeout ?? (process.env['ROUNDTABLE_TIMEOUT'] === undefined ? defaultTimeout : undefined);
-  const config = loadBridgeConfig({ url: values.url, profile: values.profile, ca: values.ca, timeout });
+  const config = loadBridgeConfig({ url: values.url, project: values.project, profile: values.profile, ca: values.ca, timeout });
   switch (command) {
     case 'serve':
       await serve(config, parseToolsets(values.toolsets));

@@ -3,9 +3,13 @@ import { isToolset, TOOLSETS, type Toolset } from 'roundtable-shared';
 import { BadConfig } from './errors.js';
 
 export interface BridgeConfig {
-  /** The board's base URL, e.g. https://board.example (no trailing slash, no /mcp). */
+  /** The board's base URL, e.g. https://board.example or https://board.example/p/web (no trailing slash, no /mcp). */
   readonly baseUrl: string;
-  /** Keychain account: the board's origin, or the profile name. */
+  /** The daemon's own address, without any project: where the unprefixed /status is. Equals baseUrl without a project. */
+  readonly serverUrl: string;
+  /** The project every request goes to (/p/SLUG/...); undefined: the token's own project, on the unprefixed routes. */
+  readonly project: string | undefined;
+  /** Keychain account: the board's origin, or the profile name; with a project, that followed by /p/SLUG. */
   readonly account: string;
   readonly caFile: string | undefined;
   readonly timeoutMs: number;
@@ -13,6 +17,7 @@ export interface BridgeConfig {
 
 export interface ConfigInput {
   readonly url?: string | undefined;
+  readonly project?: string | undefined;
   readonly profile?: string | undefined;
   readonly ca?: string | undefined;
   readonly timeout?: string | undefined;
@@ -50,10 +55,53 @@ export function parseBoardUrl(raw: string, source: string): URL {
   return url;
 }
 
+/** A project's slug, as the daemon names projects (docs/SPEC.md): 1-40 lowercase letters, digits and "-", not "-" first. */
+export const PROJECT_SLUG = /^[a-z0-9][a-z0-9-]{0,39}$/;
+
+/** The slug, checked; `source` names the flag, variable or URL it came from. */
+export function checkProjectSlug(slug: string, source: string): string {
+  if (!PROJECT_SLUG.test(slug)) {
+    throw new BadConfig(`${source}: "${slug.slice(0, 60)}" is not a project name; a project is named by 1-40 lowercase letters, digits and "-", not starting with "-" (e.g. --project web)`);
+  }
+  return slug;
+}
+
+/**
+ * The keychain account for a board and project: the old account (the origin, or the profile) when no project is given,
+ * so logins made before projects keep working; with one, that account followed by /p/SLUG. A profile has no "/" and
+ * an origin no path, so no two of these accounts can be equal.
+ */
+export function keychainAccount(origin: string, profile: string | undefined, project: string | undefined): string {
+  const base = profile ?? origin;
+  return project === undefined ? base : `${base}/p/${project}`;
+}
+
+/** The project a URL names by its path (https://host/p/SLUG, with /mcp already dropped), and the URL without it. */
+function splitProject(url: URL, source: string): { server: URL; project: string | undefined } {
+  const match = /^(.*)\/p\/([^/]*)$/.exec(url.pathname);
+  if (!match) return { server: url, project: undefined };
+  const server = new URL(url.href);
+  server.pathname = match[1]!;
+  return { server, project: checkProjectSlug(match[2]!, `${source} (its /p/ part)`) };
+}
+
+/** The project from --project or ROUNDTABLE_PROJECT and from the URL; both given and different is refused. */
+function chooseProject(input: ConfigInput, env: NodeJS.ProcessEnv, fromUrl: string | undefined, urlSource: string): string | undefined {
+  const flag = input.project ?? env['ROUNDTABLE_PROJECT'];
+  const flagSource = input.project !== undefined ? '--project' : 'ROUNDTABLE_PROJECT';
+  const given = flag === undefined || flag === '' ? undefined : checkProjectSlug(flag, flagSource);
+  if (given !== undefined && fromUrl !== undefined && given !== fromUrl) {
+    throw new BadConfig(`${flagSource} names the project "${given}" but ${urlSource} names "${fromUrl}" (its /p/${fromUrl}); give the project once: drop /p/${fromUrl} from the URL, or make them the same`);
+  }
+  return given ?? fromUrl;
+}
+
 export function loadBridgeConfig(input: ConfigInput, env: NodeJS.ProcessEnv = process.env): BridgeConfig {
   const rawUrl = input.url ?? env['ROUNDTABLE_URL'];
   if (!rawUrl) throw new BadConfig('no board URL: pass --url https://your-board.example or set ROUNDTABLE_URL');
-  const url = parseBoardUrl(rawUrl, input.url ? '--url' : 'ROUNDTABLE_URL');
+  const urlSource = input.url ? '--url' : 'ROUNDTABLE_URL';
+  const { server, project: urlProject } = splitProject(parseBoardUrl(rawUrl, urlSource), urlSource);
+  const project = chooseProject(input, env, urlProject, urlSource);
   if (input.profile !== undefined && !/^[A-Za-z0-9._-]{1,64}$/.test(input.profile)) {
     throw new BadConfig('--profile: use 1-64 letters, digits, ".", "_" or "-"');
   }
@@ -62,9 +110,12 @@ export function loadBridgeConfig(input: ConfigInput, env: NodeJS.ProcessEnv = pr
   if (!Number.isFinite(timeoutS) || timeoutS <= 0 || timeoutS > 600) {
     throw new BadConfig(`${input.timeout !== undefined ? '--timeout' : 'ROUNDTABLE_TIMEOUT'}: "${timeoutText}" is not a number of seconds between 0 and 600`);
   }
+  const serverUrl = `${server.origin}${server.pathname.replace(/\/$/, '')}`;
   return Object.freeze({
-    baseUrl: `${url.origin}${url.pathname.replace(/\/$/, '')}`,
-    account: input.profile ?? url.origin,
+    baseUrl: project === undefined ? serverUrl : `${serverUrl}/p/${project}`,
+    serverUrl,
+    project,
+    account: keychainAccount(server.origin, input.profile, project),
     caFile: input.ca,
     timeoutMs: Math.round(timeoutS * 1000),
   });

@@ -45,14 +45,31 @@ export async function findToken(place: TokenPlace, env: NodeJS.ProcessEnv = proc
 export interface TokenPlace {
   /** The board's base URL. */
   readonly baseUrl: string;
-  /** The keychain account: the board's origin, or the --profile name. */
+  /** The keychain account: the board's origin, or the --profile name; with a project, followed by /p/SLUG. */
   readonly account: string;
+  /** The project (config.ts), and the daemon's address without it: the login command names them apart. */
+  readonly project?: string | undefined;
+  readonly serverUrl?: string | undefined;
 }
 
-/** The login command for this board and account, with --profile when the account is not the board's origin. */
+/** The login command for this board, project and account, with --profile when the account is not the board's origin. */
 export function loginCommand(place: TokenPlace, platform: Platform = currentPlatform()): string {
-  const profile = place.account === new URL(place.baseUrl).origin ? '' : ` --profile ${shellArg(place.account, platform)}`;
-  return `roundtable-bridge login --url ${shellArg(place.baseUrl, platform)}${profile}`;
+  const projectPart = place.project === undefined ? '' : `/p/${place.project}`;
+  const base = projectPart && place.account.endsWith(projectPart) ? place.account.slice(0, -projectPart.length) : place.account;
+  const profile = base === new URL(place.baseUrl).origin ? '' : ` --profile ${shellArg(base, platform)}`;
+  const url = place.project === undefined ? place.baseUrl : (place.serverUrl ?? place.baseUrl);
+  const project = place.project === undefined ? '' : ` --project ${place.project}`;
+  return `roundtable-bridge login --url ${shellArg(url, platform)}${project}${profile}`;
+}
+
+/**
+ * Why the board refused the token on a project's URL (403 forbidden on a call that no rule refuses, board-client.ts):
+ * the token opens another project, or this project does not exist; the daemon answers both alike.
+ */
+export function wrongProjectMessage(found: FoundToken | undefined, place: TokenPlace & { readonly project: string }): string {
+  const fix = found?.source === 'ROUNDTABLE_TOKEN' ? `set ROUNDTABLE_TOKEN to a token of the project "${place.project}"` : `store a token of the project "${place.project}" with \`${loginCommand(place)}\``;
+  const where = found === undefined ? "this agent's token" : found.source === 'keychain' ? `the token in the keychain (account "${place.account}")` : `the token in ${found.source}`;
+  return `the board at ${place.serverUrl ?? place.baseUrl} refused ${where} for the project "${place.project}": that token opens another project, or there is no project "${place.project}". Check the project (--project, ROUNDTABLE_PROJECT or the /p/ part of --url), or ${fix} (the board's owner issues it)`;
 }
 
 /**

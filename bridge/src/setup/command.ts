@@ -17,12 +17,15 @@ import { bridgeLaunch, findInstall, runningBridge, type Launch } from './launch.
 import { checkAndReport, checkoutNote, npxNote, reportHooks, reportServer, tokenHint } from './report.js';
 import { checkWritable, isInside, readConfig, replaceConfig, restoreConfig } from './write.js';
 
-export const SETUP_USAGE = `Usage: roundtable-bridge setup CLIENT --url URL [--profile NAME] [--ca FILE] [--scope user|project] [--hooks] [--print] [--no-check]
+export const SETUP_USAGE = `Usage: roundtable-bridge setup CLIENT --url URL [--project SLUG] [--profile NAME] [--ca FILE] [--scope user|project] [--hooks] [--print] [--no-check]
   CLIENT is one of: ${CLIENT_NAMES.join(', ')} (gemini is taken for gemini-cli)
   Adds a server "roundtable" (or "roundtable-NAME" with --profile) that runs this bridge: the installed
   roundtable-bridge when there is one; run from a checkout, this Node.js and the checkout's bridge script;
   else \`npx -y roundtable-bridge@${VERSION}\`. A rerun changes only the keys setup writes.
   --scope user (the default) writes your own config; project writes the one in the current folder.
+  --project SLUG makes the entry (and the hooks) run with --project SLUG: with --scope project, this
+  repository's agents land on that project; the server keeps its name, so the repository's entry
+  stands in for the user-scope one.
   --hooks also installs the client's command hooks (claude-code, codex, gemini-cli); other hooks are kept.
   --print only shows what would be written. --no-check skips starting the entry to ask whoami through it.
   No token is ever written: run \`roundtable-bridge login\` once instead.`;
@@ -63,6 +66,7 @@ export async function runSetup(argv: string[], places: Places = { env: process.e
     argv,
     {
       url: { type: 'string' },
+      project: { type: 'string' },
       profile: { type: 'string' },
       ca: { type: 'string' },
       scope: { type: 'string', default: 'user' },
@@ -82,13 +86,16 @@ export async function runSetup(argv: string[], places: Places = { env: process.e
   if (values.hooks && !client.hooks) {
     throw new BadConfig(`--hooks: ${client.label} has no command hook that adds context or keeps the agent working; use \`roundtable-bridge wake\` (docs/CONNECT.md), or leave out --hooks`);
   }
-  const config = loadBridgeConfig({ url: values.url, profile: values.profile }, places.env);
+  const config = loadBridgeConfig({ url: values.url, project: values.project, profile: values.profile }, places.env);
   const ca = values.ca === undefined ? undefined : resolve(places.project, values.ca);
   if (ca !== undefined && !existsSync(ca)) throw new BadConfig(`--ca: there is no file ${ca}`);
 
   const name = values.profile === undefined ? 'roundtable' : `roundtable-${values.profile}`;
   const install = findInstall(runningBridge(PACKAGE_DIR, VERSION, places.platform));
-  const bridgeArgs = ['--url', config.baseUrl, ...(values.profile === undefined ? [] : ['--profile', values.profile]), ...(ca === undefined ? [] : ['--ca', ca])];
+  // The project goes into the entry as its own flag (the URL stays the daemon's), so the launched bridge, the hooks
+  // and setup's own check through that entry all go to /p/SLUG.
+  const projectArgs = config.project === undefined ? [] : ['--project', config.project];
+  const bridgeArgs = ['--url', config.serverUrl, ...projectArgs, ...(values.profile === undefined ? [] : ['--profile', values.profile]), ...(ca === undefined ? [] : ['--ca', ca])];
   const launch = bridgeLaunch(bridgeArgs, install, places.platform);
   const target: HookTarget | undefined = client.hooks && { client: client.hooks.hookClient, url: config.baseUrl, profile: values.profile };
   const hookCommands = new Map(values.hooks && target ? hookEvents(target.client).map((event) => [event, hookCommand(launch, event, target, places.platform)]) : []);
@@ -103,7 +110,7 @@ export async function runSetup(argv: string[], places: Places = { env: process.e
   if (file === undefined) throw new BadConfig(`--scope ${scope}: ${client.label} has no ${scope} config; use --scope ${scope === 'user' ? 'project' : 'user'}`);
   const plans = new Map<string, FilePlan>();
   const refuse = (path: string, error: ConfigRefused) => {
-    log.error(`${path} was not changed: ${error.message}. Fix the file, or add the entry by hand: roundtable-bridge setup ${client.name} --url ${shellArg(config.baseUrl, places.platform)}${values.profile === undefined ? '' : ` --profile ${values.profile}`} --print`);
+    log.error(`${path} was not changed: ${error.message}. Fix the file, or add the entry by hand: roundtable-bridge setup ${client.name} --url ${shellArg(config.serverUrl, places.platform)}${config.project === undefined ? '' : ` --project ${config.project}`}${values.profile === undefined ? '' : ` --profile ${values.profile}`} --print`);
     return 1;
   };
   const plan = (path: string, change: JsonEdit): void => {

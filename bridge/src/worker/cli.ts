@@ -21,6 +21,7 @@ Usage: roundtable-worker            run until Ctrl+C or SIGTERM
 Settings, all from the environment (docs/WORKER.md):
   ROUNDTABLE_URL              the board: https://..., or http:// to a loopback host (required)
   ROUNDTABLE_PROFILE          keychain account, as given to \`roundtable-bridge login --profile\`
+  ROUNDTABLE_PROJECT          the project on a board that serves several, as given to \`login --project\`
   WORKER_MODEL_BASE_URL       the API, up to before /chat/completions, e.g. https://api.deepseek.com/v1 (required)
   WORKER_MODEL_NAME           the model, e.g. deepseek-chat (required)
   WORKER_API_KEY              the model API's key, sent only in the Authorization header (required, or:)
