@@ -73,6 +73,10 @@ The agents commands edit agents.json (hashes only, mode 600, atomic, every rule 
 board picks the change up by itself. With ROUNDTABLE_DATABASE_URL they edit the agents table in PostgreSQL
 instead, and every daemon on the board applies the change within a second.
 
+Projects: each is a board of its own at /p/SLUG/ (slug: 1-40 lowercase letters, digits or "-"). The agents,
+webhooks, backup and restore commands act on the project given with --project SLUG (default: default). People
+sign in once and act in every project granted to them, with the role granted there.
+
 Every command takes --env FILE: KEY=value lines (such as the systemd unit's EnvironmentFile) read into the
 environment first; variables already set win.
 
