@@ -22,7 +22,7 @@ describe('a mistake on the command line', () => {
     ['an option without its value', ['agents', 'add', 'x', '--skills'], /^--skills needs a value, e.g. --skills python,sql$/],
     ['an option whose value is the next option', ['agents', 'add', 'x', '--skills', '--json'], /^--skills needs a value/],
     ['an unknown agents subcommand', ['agents', 'frob'], /^unknown agents subcommand "frob"; the known ones are list, add, set, rotate, remove, import$/],
-    ['an unknown command', ['frob'], /^unknown command "frob"; the commands are init, run, start, status, agents, webhooks, backup, restore, doctor, migrate$/],
+    ['an unknown command', ['frob'], /^unknown command "frob"; the commands are init, run, start, status, projects, agents, people, webhooks, backup, restore, doctor, migrate$/],
     ['a slip of a command', ['stauts'], /^unknown command "stauts"; did you mean status\? the commands are init, run/],
     ['a slip of an option', ['start', '--jsn'], /^unknown option --jsn; did you mean --json\?$/],
     ['a swapped pair in an option', ['run', '--prot', '9000'], /^unknown option --prot; did you mean --port\?$/],
@@ -62,7 +62,7 @@ describe('a mistake on the command line', () => {
   it("shows the usage of the command concerned: a subcommand's own line, or the agents subcommands", async () => {
     const { env } = boardDir();
     const missingValue = await runCli(['agents', 'add', 'x', '--skills'], env);
-    expect(missingValue.stderr.split('\n')[1]).toBe('Usage: roundtable agents add NAME [--role leader|worker|peer|observer|owner] [--skills a,b] [--toolsets tasks,room] [--json]');
+    expect(missingValue.stderr.split('\n')[1]).toBe('Usage: roundtable agents add NAME [--role leader|worker|peer|observer|owner] [--skills a,b] [--toolsets tasks,room] [--project SLUG] [--json]');
     const unknown = await runCli(['agents', 'frob'], env);
     const usage = unknown.stderr.split('\n').filter((l) => l.startsWith('  roundtable agents '));
     expect(usage.map((l) => l.split(' ')[4])).toEqual(['list', 'add', 'set', 'rotate', 'remove', 'import']);
@@ -71,7 +71,7 @@ describe('a mistake on the command line', () => {
   it('--help lists every command with exit 0, and says what the exit codes mean', async () => {
     const help = await runCli(['--help'], { PATH: process.env['PATH'] ?? '/usr/bin:/bin' });
     expect(help.code).toBe(0);
-    for (const command of ['init', 'run', 'start', 'status', 'agents list', 'agents add', 'agents set', 'agents rotate', 'agents remove', 'agents import', 'webhooks list', 'webhooks add', 'webhooks remove', 'webhooks test', 'webhooks status', 'backup', 'restore', 'doctor']) {
+    for (const command of ['init', 'run', 'start', 'status', 'projects add', 'projects list', 'projects rename', 'projects remove', 'people add', 'people grant', 'people revoke', 'people list', 'people rotate', 'people remove', 'agents list', 'agents add', 'agents set', 'agents rotate', 'agents remove', 'agents import', 'webhooks list', 'webhooks add', 'webhooks remove', 'webhooks test', 'webhooks status', 'backup', 'restore', 'doctor']) {
       expect(help.stdout).toContain(`roundtable ${command}`);
     }
     expect(help.stdout).toMatch(/2 the command line is wrong/);

@@ -168,7 +168,10 @@ describe('roundtable init', () => {
     expect(statSync(path).mode & 0o777).toBe(0o600);
     const file = readFileSync(path, 'utf8');
     for (const a of issued.agents) expect(file).not.toContain(a.token);
-    expect(JSON.parse(file).agents[0].token_sha256).toMatch(/^[0-9a-f]{64}$/);
+    // The catalog's spelling: the project default with its agents, and the owner as a person granted it (issue 33).
+    const catalog = JSON.parse(file);
+    expect(catalog.projects.map((p: { slug: string; agents: Array<{ name: string }> }) => [p.slug, p.agents.map((a) => a.name)])).toEqual([['default', ['leader', 'worker-1', 'worker-2']]]);
+    expect(catalog.people).toEqual([{ name: 'owner', token_sha256: expect.stringMatching(/^[0-9a-f]{64}$/), grants: { default: 'owner' } }]);
     const second = await cli(['init'], env);
     expect(second.code).not.toBe(0);
     expect(second.stderr).toContain('refusing to overwrite');

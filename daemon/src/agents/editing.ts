@@ -58,7 +58,7 @@ export function agentsFileTarget(path: string): AgentsTarget {
 const EMPTY_TABLE = 'the agents table is empty; move an agents.json in with `roundtable agents import agents.json`';
 
 /** Runs `edit` on the directory; whatever it would write is checked against every rule first, so a refusal writes nothing. */
-function run<T>(target: AgentsTarget, edit: Edit<T>): Promise<T> {
+export function run<T>(target: AgentsTarget, edit: Edit<T>): Promise<T> {
   return target.change((current) => {
     if (!current) throw new AgentsFileError(EMPTY_TABLE);
     const decision = edit(current, target.where);
@@ -97,6 +97,12 @@ export function addAgent(target: AgentsTarget, options: { name: string; role: Ro
     if (clash) {
       throw new AgentsFileError(
         `${where}: ${quoted(options.name)} is equal but for case to the agent ${quoted(clash.name)}; agent names must differ in more than case. Choose another name (or \`roundtable agents rotate ${clash.name}\` for a new token of that one)`,
+      );
+    }
+    const person = file.people.find((p) => p.name.toLowerCase() === options.name.toLowerCase() && p.grants[project.slug] !== undefined);
+    if (person) {
+      throw new AgentsFileError(
+        `${where}: ${quoted(person.name)} is a person granted project ${quoted(project.slug)}; an agent and a person of one project need different names. Choose another name for the agent (or \`roundtable people revoke ${person.name} ${project.slug}\` first)`,
       );
     }
     const entry: RawEntry = { name: options.name, role: options.role, skills: options.skills, ...(options.toolsets && { toolsets: options.toolsets }), token_sha256: hashToken(token) };

@@ -1,10 +1,13 @@
 // `roundtable agents list|add|set|rotate|remove|import`: agents.json on SQLite, the agents table on PostgreSQL.
 import { ROLES, type Role, type Toolset } from 'roundtable-shared';
 import { AgentsFileError } from '../agents/directory.js';
+import { readCatalogFile } from '../agents/catalog-editing.js';
+import { parseCatalog } from '../agents/catalog.js';
 import { addAgent, agentsFileTarget, importAgents, listAgents, removeAgent, rotateAgent, setAgent, type AgentsTarget } from '../agents/editing.js';
 import type { Config } from '../runtime/config.js';
 import { escapeControls, quoted } from '../runtime/terminal-text.js';
 import type { Command, Invocation } from './command.js';
+import { projectMisuse, projectOption } from './project-option.js';
 import { tableText } from './table.js';
 
 function isRole(value: string): value is Role {
@@ -20,7 +23,7 @@ function describeSkills(skills: readonly string[]): string {
 }
 
 /** agents.json on SQLite; the agents table when the board is on PostgreSQL. */
-async function agentsTarget(config: Config): Promise<AgentsTarget> {
+export async function agentsTarget(config: Config): Promise<AgentsTarget> {
   if (!config.databaseUrl) return agentsFileTarget(config.agentsConfigPath);
   const { openAgentsTable } = await import('../agents/table.js');
   return openAgentsTable(config.databaseUrl);
@@ -42,6 +45,7 @@ async function agentsCommand(config: Config, invocation: Invocation): Promise<vo
 
 async function agentsAction(path: AgentsTarget, { command, args, values }: Invocation, applies: string): Promise<void> {
   const [name] = args;
+  const project = projectOption(values);
   const json = values['json'] === true;
   const role = values['role'] as Role | undefined;
   const skills = values['skills'] === undefined ? undefined : splitSkills(String(values['skills']));
@@ -54,13 +58,24 @@ async function agentsAction(path: AgentsTarget, { command, args, values }: Invoc
       json ? `${JSON.stringify({ name: agent, token })}\n` : `New token for ${agent} (shown once; ${applies}):\n  ${token}\n`,
     );
   switch (command) {
-    case 'agents list':
-      process.stdout.write(tableText((await listAgents(path)).map((agent) => [agent.name, agent.role, agent.skills.join(',')]), { widths: [16, 7], gap: ' ' }));
+    case 'agents list': {
+      if (values['project'] === undefined) {
+        // Several projects and none named: every project's members, each row saying whose.
+        const file = await readCatalogFile(path);
+        if (file.projects.length > 1) {
+          const catalog = parseCatalog(JSON.stringify(file), path.where);
+          const rows = catalog.projects.flatMap((p) => p.directory.list().map((agent) => [p.slug, agent.name, agent.role, agent.skills.join(',')]));
+          process.stdout.write(tableText([['PROJECT', 'NAME', 'ROLE', 'SKILLS'], ...rows], { widths: [16, 16, 8], gap: ' ' }));
+          return;
+        }
+      }
+      process.stdout.write(tableText((await listAgents(path, project)).map((agent) => [agent.name, agent.role, agent.skills.join(',')]), { widths: [16, 7], gap: ' ' }));
       return;
+    }
     case 'agents add':
-      return issued(await addAgent(path, { name: name!, role: role ?? 'worker', skills: skills ?? [], ...(toolsets && { toolsets }) }), name!);
+      return issued(await addAgent(path, { name: name!, role: role ?? 'worker', skills: skills ?? [], ...(toolsets && { toolsets }), project }), name!);
     case 'agents set': {
-      const change = await setAgent(path, name!, { ...(role && { role }), ...(skills && { skills }), ...(toolsets !== undefined && { toolsets }) });
+      const change = await setAgent(path, name!, { ...(role && { role }), ...(skills && { skills }), ...(toolsets !== undefined && { toolsets }) }, project);
       const parts = [
         change.role && `role ${change.role.from} -> ${change.role.to}`,
         change.skills && `skills ${describeSkills(change.skills.from)} -> ${describeSkills(change.skills.to)}`,
@@ -74,9 +89,9 @@ async function agentsAction(path: AgentsTarget, { command, args, values }: Invoc
       return;
     }
     case 'agents rotate':
-      return issued(await rotateAgent(path, name!), name!);
+      return issued(await rotateAgent(path, name!, project), name!);
     case 'agents remove':
-      await removeAgent(path, name!);
+      await removeAgent(path, name!, project);
       process.stdout.write(`Removed ${name}; its token is refused from the next request on, and its claimed tasks go back to open.\n`);
       return;
     case 'agents import': {
@@ -98,31 +113,48 @@ function roleMisuse(values: Invocation['values']): string | undefined {
 }
 
 export const AGENTS_COMMANDS: readonly Command[] = [
-  { name: 'agents list', usage: 'agents list', summary: 'name, role and skills of every agent', options: [], args: [], run: agentsCommand },
+  {
+    name: 'agents list',
+    usage: 'agents list [--project SLUG]',
+    summary: "name, role and skills of every agent of the project (default: every project's, when there are several)",
+    options: ['project'],
+    args: [],
+    misuse: projectMisuse,
+    run: agentsCommand,
+  },
   {
     name: 'agents add',
-    usage: `agents add NAME [--role ${ROLE_CHOICES}] [--skills a,b] [--toolsets tasks,room] [--json]`,
-    summary: 'a new agent (role worker unless given); print its token once',
-    options: ['role', 'skills', 'toolsets', 'json'],
+    usage: `agents add NAME [--role ${ROLE_CHOICES}] [--skills a,b] [--toolsets tasks,room] [--project SLUG] [--json]`,
+    summary: 'a new agent of the project (default: default; role worker unless given); print its token once',
+    options: ['role', 'skills', 'toolsets', 'project', 'json'],
     args: AGENT_NAME,
-    misuse: roleMisuse,
+    misuse: (values) => roleMisuse(values) ?? projectMisuse(values),
     run: agentsCommand,
   },
   {
     name: 'agents set',
-    usage: `agents set NAME [--role ${ROLE_CHOICES}] [--skills a,b] [--toolsets tasks,room]`,
+    usage: `agents set NAME [--role ${ROLE_CHOICES}] [--skills a,b] [--toolsets tasks,room] [--project SLUG]`,
     summary: "change an agent's role, skills and/or toolsets (--skills '' for none, --toolsets '' for all); its token stays",
-    options: ['role', 'skills', 'toolsets'],
+    options: ['role', 'skills', 'toolsets', 'project'],
     args: AGENT_NAME,
     misuse: (values) =>
       roleMisuse(values) ??
+      projectMisuse(values) ??
       (values['role'] === undefined && values['skills'] === undefined && values['toolsets'] === undefined
         ? 'roundtable agents set needs --role, --skills, --toolsets, or several of them'
         : undefined),
     run: agentsCommand,
   },
-  { name: 'agents rotate', usage: 'agents rotate NAME [--json]', summary: 'a new token for the agent, printed once; the old one stops working', options: ['json'], args: AGENT_NAME, run: agentsCommand },
-  { name: 'agents remove', usage: 'agents remove NAME', summary: 'its token stops working; its claimed tasks go back to open', options: [], args: AGENT_NAME, run: agentsCommand },
+  {
+    name: 'agents rotate',
+    usage: 'agents rotate NAME [--project SLUG] [--json]',
+    summary: 'a new token for the agent, printed once; the old one stops working',
+    options: ['project', 'json'],
+    args: AGENT_NAME,
+    misuse: projectMisuse,
+    run: agentsCommand,
+  },
+  { name: 'agents remove', usage: 'agents remove NAME [--project SLUG]', summary: 'its token stops working; its claimed tasks go back to open', options: ['project'], args: AGENT_NAME, misuse: projectMisuse, run: agentsCommand },
   {
     name: 'agents import',
     usage: 'agents import FILE',

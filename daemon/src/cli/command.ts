@@ -16,6 +16,10 @@ export const OPTIONS = {
   format: { type: 'string', example: 'slack' },
   'allow-http-loopback': { type: 'boolean' },
   'allow-private': { type: 'boolean' },
+  project: { type: 'string', example: 'web-app' },
+  mode: { type: 'string', example: 'peer' },
+  title: { type: 'string', example: '"Web app"' },
+  force: { type: 'boolean' },
   port: { type: 'string', example: '9000' },
   host: { type: 'string', example: '0.0.0.0' },
   help: { type: 'boolean', short: 'h' },
@@ -43,7 +47,7 @@ export interface Command {
   /** Positional arguments after the command's words, each required, with how a message names it. */
   readonly args: ReadonlyArray<{ readonly name: string; readonly missing: string }>;
   /** What is wrong with the options beyond their names and the arguments' count, said as a usage mistake; undefined when nothing is. */
-  readonly misuse?: (values: Invocation['values']) => string | undefined;
+  readonly misuse?: (values: Invocation['values'], args: readonly string[]) => string | undefined;
   /** A long-running command keeps serving when whoever read its stdout goes away. */
   readonly serving?: boolean;
   run(config: Config, invocation: Invocation): void | Promise<void>;

@@ -1,6 +1,7 @@
 // `roundtable init`: a fresh agents.json with the person's owner, one leader and two workers, hashes only, mode 600.
 import { writeFileSync } from 'node:fs';
-import type { Role } from 'roundtable-shared';
+import { DEFAULT_PROJECT, type Role } from 'roundtable-shared';
+import type { CatalogFile } from '../agents/catalog.js';
 import { generateToken, hashToken } from '../agents/directory.js';
 import { excludeDaemonFiles } from '../process/git-exclude.js';
 import type { Config } from '../runtime/config.js';
@@ -28,12 +29,22 @@ export const DEFAULT_AGENTS: ReadonlyArray<Pick<IssuedAgent, 'name' | 'role' | '
 
 export class AgentsFileExists extends Error {}
 
+/**
+ * Written in the catalog's spelling (agents/catalog.ts): the project `default` with the agents, and the owner as a
+ * person granted owner there, so `roundtable people grant owner SLUG` later opens other projects to the same token.
+ */
+function catalogOf(issued: readonly IssuedAgent[]): CatalogFile {
+  const isPerson = (a: IssuedAgent) => a.role === 'owner' || a.role === 'observer';
+  return {
+    projects: [{ slug: DEFAULT_PROJECT, mode: 'role', agents: issued.filter((a) => !isPerson(a)).map(({ name, role, skills, token }) => ({ name, role, skills, token_sha256: hashToken(token) })) }],
+    people: issued.filter(isPerson).map(({ name, role, token }) => ({ name, token_sha256: hashToken(token), grants: { [DEFAULT_PROJECT]: role as 'owner' | 'observer' } })),
+  };
+}
+
 /** Writes the file only if it does not exist yet (O_EXCL), so an existing board's tokens are never replaced. */
 export function initAgentsFile(path: string): IssuedAgent[] {
   const issued = DEFAULT_AGENTS.map((a) => ({ ...a, skills: [...a.skills], token: generateToken() }));
-  const file = {
-    agents: issued.map(({ name, role, skills, token }) => ({ name, role, skills, token_sha256: hashToken(token) })),
-  };
+  const file = catalogOf(issued);
   try {
     writeFileSync(path, `${JSON.stringify(file, null, 2)}\n`, { flag: 'wx', mode: 0o600 });
   } catch (error) {

@@ -17,6 +17,8 @@ import { COMMON_OPTIONS, OPTIONS, type Command, type Invocation, type OptionName
 import { DOCTOR } from './doctor.js';
 import { AgentsFileExists, INIT } from './init.js';
 import { MIGRATE } from './migrate.js';
+import { PEOPLE_COMMANDS } from './people.js';
+import { PROJECTS_COMMANDS } from './projects.js';
 import { RUN, START } from './run.js';
 import { STATUS } from './status.js';
 import { WebhookCommandError } from './webhook-admin.js';
@@ -24,31 +26,38 @@ import { WEBHOOKS_COMMANDS } from './webhooks.js';
 
 /** Every command, in the order the help lists them. */
 const COMMANDS: Readonly<Record<string, Command>> = Object.fromEntries(
-  [INIT, RUN, START, STATUS, ...AGENTS_COMMANDS, ...WEBHOOKS_COMMANDS, BACKUP, RESTORE, DOCTOR, MIGRATE].map((command) => [command.name, command]),
+  [INIT, RUN, START, STATUS, ...PROJECTS_COMMANDS, ...AGENTS_COMMANDS, ...PEOPLE_COMMANDS, ...WEBHOOKS_COMMANDS, BACKUP, RESTORE, DOCTOR, MIGRATE].map((command) => [
+    command.name,
+    command,
+  ]),
 );
-const AGENT_ACTIONS = Object.keys(COMMANDS)
-  .filter((key) => key.startsWith('agents '))
-  .map((key) => key.slice('agents '.length));
+/** Commands of two words (`agents add`): the first word names a group, whose bare name means its `list`. */
+const GROUPS = new Set(Object.keys(COMMANDS).flatMap((key) => (key.includes(' ') ? [key.split(' ')[0]!] : [])));
+function actionsOf(group: string): string[] {
+  return Object.keys(COMMANDS)
+    .filter((key) => key.startsWith(`${group} `))
+    .map((key) => key.slice(group.length + 1));
+}
 
 function usageOf(keys: readonly string[]): string {
   const lines = keys.map((key) => `roundtable ${COMMANDS[key]!.usage}`);
   return lines.length === 1 ? `Usage: ${lines[0]}` : `Usage:\n${lines.map((l) => `  ${l}`).join('\n')}`;
 }
 const ALL_USAGE = usageOf(Object.keys(COMMANDS));
-const AGENTS_USAGE = usageOf(Object.keys(COMMANDS).filter((key) => key.startsWith('agents ')));
-const WEBHOOKS_USAGE = usageOf(Object.keys(COMMANDS).filter((key) => key.startsWith('webhooks ')));
+function groupUsage(group: string): string {
+  return usageOf(Object.keys(COMMANDS).filter((key) => key.startsWith(`${group} `)));
+}
 
 /** The options the words' command takes (every option when the words name no command), for "did you mean". */
 function optionsForWords([first, second]: readonly string[]): readonly string[] {
-  const key = first === 'agents' || first === 'webhooks' ? `${first} ${second ?? 'list'}` : first;
+  const key = first !== undefined && GROUPS.has(first) ? `${first} ${second ?? 'list'}` : first;
   const spec = key === undefined ? undefined : COMMANDS[key];
   return spec ? [...spec.options, ...COMMON_OPTIONS] : Object.keys(OPTIONS);
 }
 
 /** The usage of the command the words name, or of every command that could be meant. */
 function usageForWords([first, second]: readonly string[]): string {
-  if (first === 'agents') return COMMANDS[`agents ${second ?? 'list'}`] ? usageOf([`agents ${second ?? 'list'}`]) : AGENTS_USAGE;
-  if (first === 'webhooks') return COMMANDS[`webhooks ${second ?? 'list'}`] ? usageOf([`webhooks ${second ?? 'list'}`]) : WEBHOOKS_USAGE;
+  if (first !== undefined && GROUPS.has(first)) return COMMANDS[`${first} ${second ?? 'list'}`] ? usageOf([`${first} ${second ?? 'list'}`]) : groupUsage(first);
   return first !== undefined && COMMANDS[first] ? usageOf([first]) : ALL_USAGE;
 }
 
@@ -63,6 +72,10 @@ ${Object.values(COMMANDS)
 The agents commands edit agents.json (hashes only, mode 600, atomic, every rule checked first); a running
 board picks the change up by itself. With ROUNDTABLE_DATABASE_URL they edit the agents table in PostgreSQL
 instead, and every daemon on the board applies the change within a second.
+
+Projects: each is a board of its own at /p/SLUG/ (slug: 1-40 lowercase letters, digits or "-"). The agents,
+webhooks, backup and restore commands act on the project given with --project SLUG (default: default). People
+sign in once and act in every project granted to them, with the role granted there.
 
 Every command takes --env FILE: KEY=value lines (such as the systemd unit's EnvironmentFile) read into the
 environment first; variables already set win.
@@ -82,15 +95,10 @@ ROUNDTABLE_PUBLIC_URL, ROUNDTABLE_WEBHOOK_TIMEOUT, ROUNDTABLE_WEBHOOK_RETRY_BASE
 function resolveCommand(line: ParsedLine): Invocation {
   const [first, ...rest] = line.positionals;
   let command = first!;
-  if (first === 'agents') {
+  if (first !== undefined && GROUPS.has(first)) {
     const action = rest.shift() ?? 'list';
-    command = `agents ${action}`;
-    if (!COMMANDS[command]) throw new UsageError(`unknown agents subcommand ${quoted(action)}; the known ones are ${AGENT_ACTIONS.join(', ')}`, AGENTS_USAGE);
-  }
-  if (first === 'webhooks') {
-    const action = rest.shift() ?? 'list';
-    command = `webhooks ${action}`;
-    if (!COMMANDS[command]) throw new UsageError(`unknown webhooks subcommand ${quoted(action)}; the known ones are list, add, remove, test, status`, WEBHOOKS_USAGE);
+    command = `${first} ${action}`;
+    if (!COMMANDS[command]) throw new UsageError(`unknown ${first} subcommand ${quoted(action)}; the known ones are ${actionsOf(first).join(', ')}`, groupUsage(first));
   }
   const spec = COMMANDS[command];
   if (!spec) {
@@ -108,7 +116,7 @@ function resolveCommand(line: ParsedLine): Invocation {
   const missing = spec.args[rest.length];
   if (missing) throw new UsageError(`roundtable ${command} needs ${missing.missing}`, usage);
   if (rest.length > spec.args.length) throw new UsageError(`unexpected argument ${quoted(rest[spec.args.length]!)} after roundtable ${command}${spec.args.length ? ` ${spec.args.map((a) => a.name).join(' ')}` : ''}`, usage);
-  const misuse = spec.misuse?.(line.values);
+  const misuse = spec.misuse?.(line.values, rest);
   if (misuse) throw new UsageError(misuse, usage);
   return { command, args: rest, values: line.values };
 }

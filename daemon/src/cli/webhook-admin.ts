@@ -1,13 +1,17 @@
 // The owner's webhooks for `roundtable webhooks ...`, in the board's database (SQLite or PostgreSQL). Agents never
 // configure them (no tool does). The signing secret is printed once by `add`; on SQLite it is kept in
 // webhook-secrets.json (mode 600) beside agents.json, on PostgreSQL in the webhooks table (docs/DECISIONS.md).
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { DEFAULT_PROJECT } from 'roundtable-shared';
+import { projectFiles } from '../process/project-files.js';
 import type { Config } from '../runtime/config.js';
 import { WEBHOOK_EVENTS, testEvent, type WebhookEventType } from '../store/webhook-events.js';
 import { newWebhookId } from '../store/webhook-rows.js';
 import { checkWebhookTarget, type Resolver } from '../webhooks/address-policy.js';
 import { systemResolver } from '../webhooks/deliver.js';
 import { generateSecret } from '../webhooks/signing.js';
-import { readSecrets, secretsPathBeside, writeSecrets } from '../webhooks/secret-file.js';
+import { readSecrets, writeSecrets } from '../webhooks/secret-file.js';
 import { WEBHOOK_FORMATS, type NewWebhook, type WebhookAdmin, type WebhookConfig, type WebhookFormat, type WebhookHealth } from '../store/webhooks-port.js';
 import { quoted } from '../runtime/terminal-text.js';
 
@@ -68,17 +72,19 @@ export function describeWebhookHealth(h: WebhookHealth, now = Date.now()): strin
   return `  ${h.id}  ${shownUrl(h.url)}  pending ${h.pending}; ${last}${next}`;
 }
 
-async function openSqliteAdmin(config: Config): Promise<WebhookAdmin> {
+async function openSqliteAdmin(config: Config, project: string): Promise<WebhookAdmin> {
   const [{ openDatabase }, { migrate }, { SqliteWebhooks }] = await Promise.all([
     import('../store/sqlite/connection.js'),
     import('../store/sqlite/migrate.js'),
     import('../store/sqlite/webhooks.js'),
   ]);
+  // Each project keeps its webhooks in its own database and its secrets in its own file (process/project-files.ts).
+  const { dbPath, secretsPath } = projectFiles(config, project);
+  mkdirSync(dirname(dbPath), { recursive: true, mode: 0o700 });
   // The daemon may be running: SQLite's WAL lets this process write beside it, waiting for its lock if need be.
-  const db = openDatabase({ path: config.dbPath, busyTimeoutMs: config.deadlines.busyMs });
+  const db = openDatabase({ path: dbPath, busyTimeoutMs: config.deadlines.busyMs });
   migrate(db);
   const hooks = new SqliteWebhooks(db);
-  const secretsPath = secretsPathBeside(config.agentsConfigPath);
   return {
     async addWebhook(webhook: NewWebhook) {
       const id = newWebhookId();
@@ -119,8 +125,9 @@ async function openPostgresAdmin(url: string): Promise<WebhookAdmin> {
   return postgresWebhookAdmin(sql, () => sql.end({ timeout: 1 }));
 }
 
-export function openWebhookAdmin(config: Config): Promise<WebhookAdmin> {
-  return config.databaseUrl ? openPostgresAdmin(config.databaseUrl) : openSqliteAdmin(config);
+/** The webhooks of one project (`default` unless named); the caller has checked that the catalog holds it. */
+export function openWebhookAdmin(config: Config, project: string = DEFAULT_PROJECT): Promise<WebhookAdmin> {
+  return config.databaseUrl ? openPostgresAdmin(config.databaseUrl) : openSqliteAdmin(config, project);
 }
 
 export interface AddOptions {

@@ -5,11 +5,14 @@ import { quoted } from '../runtime/terminal-text.js';
 import { WEBHOOK_EVENTS } from '../store/webhook-events.js';
 import { WEBHOOK_FORMATS } from '../store/webhooks-port.js';
 import type { Command, Invocation } from './command.js';
+import { projectMisuse, projectOption, requireProject } from './project-option.js';
 import { addWebhook, describeWebhookHealth, openWebhookAdmin, queueTest, shownUrl, WebhookCommandError } from './webhook-admin.js';
 import { tableText } from './table.js';
 
 async function webhooksCommand(config: Config, { command, args, values }: Invocation): Promise<void> {
-  const admin = await openWebhookAdmin(config);
+  const project = projectOption(values);
+  requireProject(config, project);
+  const admin = await openWebhookAdmin(config, project);
   const json = values['json'] === true;
   const applies = config.databaseUrl ? 'every daemon on the board uses it from its next delivery' : 'a running board uses it from its next delivery';
   try {
@@ -64,24 +67,25 @@ async function webhooksCommand(config: Config, { command, args, values }: Invoca
 const WEBHOOK_ID = [{ name: 'ID', missing: 'a webhook ID (`roundtable webhooks list` shows them)' }];
 
 export const WEBHOOKS_COMMANDS: readonly Command[] = [
-  { name: 'webhooks list', usage: 'webhooks list [--json]', summary: 'id, events, format and origin of every webhook (never its secret)', options: ['json'], args: [], run: webhooksCommand },
+  { name: 'webhooks list', usage: 'webhooks list [--project SLUG] [--json]', summary: 'id, events, format and origin of every webhook (never its secret)', options: ['json', 'project'], args: [], misuse: projectMisuse, run: webhooksCommand },
   {
     name: 'webhooks add',
-    usage: `webhooks add URL --events ${WEBHOOK_EVENTS.join(',')} [--format ${WEBHOOK_FORMATS.join('|')}] [--allow-http-loopback] [--allow-private] [--json]`,
+    usage: `webhooks add URL --events ${WEBHOOK_EVENTS.join(',')} [--format ${WEBHOOK_FORMATS.join('|')}] [--allow-http-loopback] [--allow-private] [--project SLUG] [--json]`,
     summary: 'a webhook for these events (https only; http and loopback only with --allow-http-loopback); print its signing secret once',
-    options: ['events', 'format', 'allow-http-loopback', 'allow-private', 'json'],
+    options: ['events', 'format', 'allow-http-loopback', 'allow-private', 'project', 'json'],
     args: [{ name: 'URL', missing: 'the receiver URL, such as https://hooks.slack.com/services/...' }],
-    misuse: (values) => (typeof values['events'] !== 'string' ? `roundtable webhooks add needs --events, a list of ${WEBHOOK_EVENTS.join(', ')}` : undefined),
+    misuse: (values) => projectMisuse(values) ?? (typeof values['events'] !== 'string' ? `roundtable webhooks add needs --events, a list of ${WEBHOOK_EVENTS.join(', ')}` : undefined),
     run: webhooksCommand,
   },
-  { name: 'webhooks remove', usage: 'webhooks remove ID', summary: 'the webhook, its secret and its undelivered deliveries', options: [], args: WEBHOOK_ID, run: webhooksCommand },
-  { name: 'webhooks test', usage: 'webhooks test ID', summary: 'queue a signed test delivery to the webhook (a running board sends it)', options: [], args: WEBHOOK_ID, run: webhooksCommand },
+  { name: 'webhooks remove', usage: 'webhooks remove ID [--project SLUG]', summary: 'the webhook, its secret and its undelivered deliveries', options: ['project'], args: WEBHOOK_ID, misuse: projectMisuse, run: webhooksCommand },
+  { name: 'webhooks test', usage: 'webhooks test ID [--project SLUG]', summary: 'queue a signed test delivery to the webhook (a running board sends it)', options: ['project'], args: WEBHOOK_ID, misuse: projectMisuse, run: webhooksCommand },
   {
     name: 'webhooks status',
-    usage: 'webhooks status [--json]',
+    usage: 'webhooks status [--project SLUG] [--json]',
     summary: "each webhook's last attempt (time, outcome, reason) and next retry, the counts, and the dead-letter list",
-    options: ['json'],
+    options: ['json', 'project'],
     args: [],
+    misuse: projectMisuse,
     run: webhooksCommand,
   },
 ];
