@@ -16,6 +16,7 @@ export const OPTIONS = {
   format: { type: 'string', example: 'slack' },
   'allow-http-loopback': { type: 'boolean' },
   'allow-private': { type: 'boolean' },
+  as: { type: 'string', example: 'web-copy' },
   port: { type: 'string', example: '9000' },
   host: { type: 'string', example: '0.0.0.0' },
   help: { type: 'boolean', short: 'h' },

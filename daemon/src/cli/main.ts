@@ -17,6 +17,7 @@ import { COMMON_OPTIONS, OPTIONS, type Command, type Invocation, type OptionName
 import { DOCTOR } from './doctor.js';
 import { AgentsFileExists, INIT } from './init.js';
 import { MIGRATE } from './migrate.js';
+import { PROJECT_TRANSFER_COMMANDS, ProjectTransferError } from './project-transfer.js';
 import { RUN, START } from './run.js';
 import { STATUS } from './status.js';
 import { WebhookCommandError } from './webhook-admin.js';
@@ -24,7 +25,7 @@ import { WEBHOOKS_COMMANDS } from './webhooks.js';
 
 /** Every command, in the order the help lists them. */
 const COMMANDS: Readonly<Record<string, Command>> = Object.fromEntries(
-  [INIT, RUN, START, STATUS, ...AGENTS_COMMANDS, ...WEBHOOKS_COMMANDS, BACKUP, RESTORE, DOCTOR, MIGRATE].map((command) => [command.name, command]),
+  [INIT, RUN, START, STATUS, ...AGENTS_COMMANDS, ...WEBHOOKS_COMMANDS, BACKUP, RESTORE, DOCTOR, MIGRATE, ...PROJECT_TRANSFER_COMMANDS].map((command) => [command.name, command]),
 );
 const AGENT_ACTIONS = Object.keys(COMMANDS)
   .filter((key) => key.startsWith('agents '))
@@ -92,6 +93,8 @@ function resolveCommand(line: ParsedLine): Invocation {
     command = `webhooks ${action}`;
     if (!COMMANDS[command]) throw new UsageError(`unknown webhooks subcommand ${quoted(action)}; the known ones are list, add, remove, test, status`, WEBHOOKS_USAGE);
   }
+  // Two-word commands without a block of their own above (`projects export`): the second word names the action.
+  if (!COMMANDS[command] && rest[0] !== undefined && COMMANDS[`${first} ${rest[0]}`]) command = `${first} ${rest.shift()}`;
   const spec = COMMANDS[command];
   if (!spec) {
     const names = [...new Set(Object.keys(COMMANDS).map((key) => key.split(' ')[0]!))];
@@ -114,7 +117,7 @@ function resolveCommand(line: ParsedLine): Invocation {
 }
 
 /** Errors a user can fix; printed as one line, without a stack. */
-const EXPECTED_ERRORS = [PortUnavailable, WebhookCommandError, ConfigError, AgentsFileError, AgentsFileExists, SchemaTooNew, BackupError, DatabaseInUse, MigrationRefused];
+const EXPECTED_ERRORS = [PortUnavailable, WebhookCommandError, ConfigError, AgentsFileError, AgentsFileExists, SchemaTooNew, BackupError, DatabaseInUse, MigrationRefused, ProjectTransferError];
 
 /** Reads KEY=value lines (the systemd EnvironmentFile) into the environment; variables already set win. */
 function loadEnvFile(path: string): void {
