@@ -263,3 +263,21 @@ describe('projects export and import (SQLite)', () => {
     });
   });
 });
+
+// PostgreSQL serves no project beside `default` yet (a schema per project is being built), so both commands refuse
+// there before they connect, read or write: no cluster is needed to hold them to that.
+describe('projects export and import on a PostgreSQL board', () => {
+  it('both refuse, naming the store and what to do, and write nothing', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'roundtable-transfer-pg-'));
+    const env = daemonEnv(dir, { ROUNDTABLE_DATABASE_URL: 'postgres://roundtable@127.0.0.1:1/board' });
+    const out = join(dir, 'web.rtexport');
+    const exported = await runCli(['projects', 'export', 'web', out], env);
+    expect(exported.code).toBe(1);
+    expect(exported.stderr).toContain('projects export works on a SQLite board only for now; this board is on PostgreSQL (ROUNDTABLE_DATABASE_URL). Export from a SQLite daemon');
+    expect(exported.stderr).not.toContain('127.0.0.1:1');
+    const imported = await runCli(['projects', 'import', out], env);
+    expect(imported.code).toBe(1);
+    expect(imported.stderr).toContain('projects import works on a SQLite board only for now');
+    expect(readdirSync(dir)).toEqual([]);
+  });
+});
