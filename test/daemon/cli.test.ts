@@ -22,7 +22,7 @@ describe('a mistake on the command line', () => {
     ['an option without its value', ['agents', 'add', 'x', '--skills'], /^--skills needs a value, e.g. --skills python,sql$/],
     ['an option whose value is the next option', ['agents', 'add', 'x', '--skills', '--json'], /^--skills needs a value/],
     ['an unknown agents subcommand', ['agents', 'frob'], /^unknown agents subcommand "frob"; the known ones are list, add, set, rotate, remove, import$/],
-    ['an unknown command', ['frob'], /^unknown command "frob"; the commands are init, run, start, status, agents, webhooks, backup, restore, doctor, migrate$/],
+    ['an unknown command', ['frob'], /^unknown command "frob"; the commands are init, run, start, status, agents, webhooks, backup, restore, doctor, migrate, projects$/],
     ['a slip of a command', ['stauts'], /^unknown command "stauts"; did you mean status\? the commands are init, run/],
     ['a slip of an option', ['start', '--jsn'], /^unknown option --jsn; did you mean --json\?$/],
     ['a swapped pair in an option', ['run', '--prot', '9000'], /^unknown option --prot; did you mean --port\?$/],
@@ -41,6 +41,8 @@ describe('a mistake on the command line', () => {
     ['an extra argument', ['run', 'now'], /^unexpected argument "now" after roundtable run$/],
     ['agents set with nothing to set', ['agents', 'set', 'w1'], /^roundtable agents set needs --role, --skills, --toolsets, or several of them$/],
     ['--env without its file', ['doctor', '--env'], /^--env needs a value/],
+    ['projects export without its FILE', ['projects', 'export', 'web'], /^roundtable projects export needs the FILE to write the export to/],
+    ['projects import --as a slug that breaks the rule', ['projects', 'import', 'web.rtexport', '--as', 'Web App'], /^--as must be 1-40 lowercase letters, digits or "-", starting with a letter or digit \(e\.g\. "web-app"\) \(got "Web App"\)$/],
   ];
 
   it.each(cases)('%s: one line naming it, then the usage; exit 2, no stack, nothing written', async (_label, args, message) => {

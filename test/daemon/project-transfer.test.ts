@@ -193,6 +193,34 @@ describe('projects export and import (SQLite)', () => {
     expect((await projectApi(c, 'site', web['wlead']!, 'get_task', { task_id: 1 })).body.task.status).toBe('done');
   });
 
+  it('export under concurrent writes: a sound file holding every write acknowledged before it began', async () => {
+    const acknowledged: string[] = [];
+    let writing = true;
+    const writers = [0, 1].map(async (w) => {
+      for (let i = 0; writing; i++) {
+        const title = `busy ${w}-${i}`;
+        if ((await api(a, 'wlead', 'create_task', { title, description: 'x'.repeat(2000) })).status === 200) acknowledged.push(title);
+      }
+    });
+    await eventually('5 acknowledged writes before the export', () => acknowledged.length >= 5);
+    const before = [...acknowledged];
+    const file = join(work, 'busy.rtexport');
+    const run = await runCli(['projects', 'export', 'web', file], daemonEnv(a.dir));
+    const during = acknowledged.length;
+    await eventually('writes to go on after the export', () => acknowledged.length >= during + 2);
+    writing = false;
+    await Promise.all(writers);
+    expect(run.code, run.stderr).toBe(0);
+    const db = new Database(file, { readonly: true });
+    try {
+      expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
+      const titles = new Set(db.prepare('SELECT title FROM tasks').pluck().all() as string[]);
+      for (const title of before) expect(titles.has(title), title).toBe(true);
+    } finally {
+      db.close();
+    }
+  });
+
   describe('refusals write nothing', () => {
     const refused = async (args: string[], message: RegExp) => {
       const before = snapshot(b.dir);
