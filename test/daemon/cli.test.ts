@@ -41,6 +41,8 @@ describe('a mistake on the command line', () => {
     ['an extra argument', ['run', 'now'], /^unexpected argument "now" after roundtable run$/],
     ['agents set with nothing to set', ['agents', 'set', 'w1'], /^roundtable agents set needs --role, --skills, --toolsets, or several of them$/],
     ['--env without its file', ['doctor', '--env'], /^--env needs a value/],
+    ['projects export without its FILE', ['projects', 'export', 'web'], /^roundtable projects export needs the FILE to write the export to/],
+    ['projects import --as a slug that breaks the rule', ['projects', 'import', 'web.rtexport', '--as', 'Web App'], /^--as must be 1-40 lowercase letters, digits or "-", starting with a letter or digit \(e\.g\. "web-app"\) \(got "Web App"\)$/],
   ];
 
   it.each(cases)('%s: one line naming it, then the usage; exit 2, no stack, nothing written', async (_label, args, message) => {

@@ -20,6 +20,7 @@ export const OPTIONS = {
   mode: { type: 'string', example: 'peer' },
   title: { type: 'string', example: '"Web app"' },
   force: { type: 'boolean' },
+  as: { type: 'string', example: 'web-copy' },
   port: { type: 'string', example: '9000' },
   host: { type: 'string', example: '0.0.0.0' },
   help: { type: 'boolean', short: 'h' },

@@ -18,6 +18,7 @@ import { DOCTOR } from './doctor.js';
 import { AgentsFileExists, INIT } from './init.js';
 import { MIGRATE } from './migrate.js';
 import { PEOPLE_COMMANDS } from './people.js';
+import { PROJECT_TRANSFER_COMMANDS, ProjectTransferError } from './project-transfer.js';
 import { PROJECTS_COMMANDS } from './projects.js';
 import { RUN, START } from './run.js';
 import { STATUS } from './status.js';
@@ -26,7 +27,7 @@ import { WEBHOOKS_COMMANDS } from './webhooks.js';
 
 /** Every command, in the order the help lists them. */
 const COMMANDS: Readonly<Record<string, Command>> = Object.fromEntries(
-  [INIT, RUN, START, STATUS, ...PROJECTS_COMMANDS, ...AGENTS_COMMANDS, ...PEOPLE_COMMANDS, ...WEBHOOKS_COMMANDS, BACKUP, RESTORE, DOCTOR, MIGRATE].map((command) => [
+  [INIT, RUN, START, STATUS, ...PROJECTS_COMMANDS, ...PROJECT_TRANSFER_COMMANDS, ...AGENTS_COMMANDS, ...PEOPLE_COMMANDS, ...WEBHOOKS_COMMANDS, BACKUP, RESTORE, DOCTOR, MIGRATE].map((command) => [
     command.name,
     command,
   ]),
@@ -122,7 +123,7 @@ function resolveCommand(line: ParsedLine): Invocation {
 }
 
 /** Errors a user can fix; printed as one line, without a stack. */
-const EXPECTED_ERRORS = [PortUnavailable, WebhookCommandError, ConfigError, AgentsFileError, AgentsFileExists, SchemaTooNew, BackupError, DatabaseInUse, MigrationRefused];
+const EXPECTED_ERRORS = [PortUnavailable, WebhookCommandError, ConfigError, AgentsFileError, AgentsFileExists, SchemaTooNew, BackupError, DatabaseInUse, MigrationRefused, ProjectTransferError];
 
 /** Reads KEY=value lines (the systemd EnvironmentFile) into the environment; variables already set win. */
 function loadEnvFile(path: string): void {
