@@ -1,5 +1,6 @@
 // One task in full, in a side panel: its facts, description, result, reviews, messages and history (older pages on
 // request), and for an owner the controls that act on it. Re-read live; typed text in its forms survives a re-read.
+import { boardPath } from './base.js';
 import { noClaimerFor, planChips } from './board-view.js';
 import { avatar, byId, h, ids, statusLabel, timeEl, type Child } from './dom.js';
 import { request } from './net.js';
@@ -60,7 +61,7 @@ export async function loadDetail(): Promise<void> {
   if (id === null) return;
   let answer;
   try {
-    answer = await request<TaskDetail>('GET', `/view/tasks/${encodeURIComponent(id)}`);
+    answer = await request<TaskDetail>('GET', boardPath(`/view/tasks/${encodeURIComponent(id)}`));
   } catch {
     return;
   }
@@ -92,7 +93,7 @@ async function loadOlder(list: 'messages' | 'history', cursor: string): Promise<
   if (id === null) return;
   let answer;
   try {
-    answer = await request<TaskDetail>('GET', `/view/tasks/${encodeURIComponent(id)}?${list}_cursor=${encodeURIComponent(cursor)}`);
+    answer = await request<TaskDetail>('GET', boardPath(`/view/tasks/${encodeURIComponent(id)}?${list}_cursor=${encodeURIComponent(cursor)}`));
   } catch {
     return;
   }

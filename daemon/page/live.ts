@@ -1,4 +1,5 @@
 // Live updates: the /events stream (ids and states, never board text) tells the page what to read again.
+import { boardPath } from './base.js';
 import { byId } from './dom.js';
 import { hooks, view } from './state.js';
 
@@ -22,7 +23,7 @@ export function setConnection(state: 'connecting' | 'reconnecting' | 'live' | 'o
 export function connect(): void {
   disconnect();
   setConnection(reconnectAttempt ? 'reconnecting' : 'connecting', reconnectAttempt ? 'Reconnecting…' : 'Connecting…');
-  const stream = new EventSource('/events');
+  const stream = new EventSource(boardPath('/events'));
   events = stream;
   stream.addEventListener('ready', () => {
     reconnectAttempt = 0;

@@ -1,5 +1,7 @@
 // The live board page: signs in, reads /view/state and follows /events, and for an owner offers the board's actions.
+// At / someone holding several projects sees the list of them instead; a project's board is at /p/SLUG/ (base.ts).
 // Board text only ever becomes text nodes (dom.ts h); the script and styles are files, as the CSP requires.
+import { boardPath, PROJECT } from './base.js';
 import { clearCards, markSelected, renderColumns } from './board-view.js';
 import { closeDetail, loadDetail, openDetail, rerenderDetail } from './detail-view.js';
 import { byId, hueOf, initials, startClocks } from './dom.js';
@@ -7,6 +9,7 @@ import { currentFilter, updateFilterChoices, watchFilter } from './filter.js';
 import { connect, disconnect, reconnectNow, resetReconnects, setConnection, useStateLoader } from './live.js';
 import { renderMembers } from './members-view.js';
 import { request, setCsrfToken } from './net.js';
+import { hideOverview, readOverview, renderSwitcher, showOverview, watchSwitcher } from './projects-view.js';
 import { renderRoom, updateRoomForm, watchRoomForm } from './room-view.js';
 import { sessionEndedMessage } from './session-end.js';
 import { showSignInForm, watchSignIn } from './signin.js';
@@ -23,6 +26,8 @@ let stateAgain = false;
 let detailTimer: ReturnType<typeof setTimeout> | null = null;
 /** Whether the last state read let this session act, so the task panel is redrawn only when that changes. */
 let actedBefore = false;
+/** The list of projects is on screen (at /, for someone holding several) in place of a board. */
+let overviewShown = false;
 
 function signedOut(message: string): void {
   view.signedIn = false;
@@ -38,7 +43,51 @@ function signedOut(message: string): void {
   byId('board-name').textContent = '';
   byId('me-name').textContent = '';
   view.firstRender = true;
+  overviewShown = false;
+  hideOverview();
+  renderSwitcher(null);
   showSignInForm(message);
+}
+
+/**
+ * After the boot or a sign-in: at / someone holding several projects gets the list of them (the unprefixed board reads
+ * serve one home project, which they do not have); anyone else, and every project's page, gets the board.
+ */
+async function enter(options: { boot?: boolean }): Promise<void> {
+  if (PROJECT === null) {
+    try {
+      const answer = await readOverview();
+      if (answer.status === 401) {
+        signedOut('');
+        return;
+      }
+      if (answer.status === 200 && answer.body && answer.body.projects.length > 1) {
+        overviewShown = true;
+        showOverview(answer.body);
+        return;
+      }
+    } catch {
+      // the board's own read below says whether it can be reached
+    }
+  }
+  await loadState(options.boot ? { boot: true } : { initial: true });
+}
+
+/** The header's switcher lists the principal's projects; read once per sign-in (the catalog rarely changes). */
+async function loadSwitcher(): Promise<void> {
+  try {
+    const answer = await readOverview();
+    renderSwitcher(answer.status === 200 ? answer.body : null);
+  } catch {
+    renderSwitcher(null);
+  }
+}
+
+async function refreshOverview(): Promise<void> {
+  const answer = await readOverview().catch(() => null);
+  if (!overviewShown || !answer) return;
+  if (answer.status === 401) signedOut(sessionEndedMessage(answer.body));
+  else if (answer.status === 200 && answer.body) showOverview(answer.body);
 }
 
 /** Fetches /view/state; 401 shows the sign-in form. Calls during a fetch are folded into one more fetch. */
@@ -49,9 +98,14 @@ async function loadState(options: { initial?: boolean; boot?: boolean } = {}): P
   }
   stateLoading = true;
   try {
-    const answer = await request<BoardState>('GET', '/view/state');
+    const answer = await request<BoardState>('GET', boardPath('/view/state'));
     if (answer.status === 401) {
       signedOut(view.signedIn ? sessionEndedMessage(answer.body) : '');
+      return;
+    }
+    if (answer.status === 403 && PROJECT !== null) {
+      // Signed in, but with no role in the project this address names.
+      signedOut(`This sign-in holds no role in the project "${PROJECT}". The board's first page, /, lists your projects; or sign in with another token.`);
       return;
     }
     if (answer.status !== 200 || !answer.body) throw new Error(`state: ${answer.status}`);
@@ -62,7 +116,10 @@ async function loadState(options: { initial?: boolean; boot?: boolean } = {}): P
     byId('signin').hidden = true;
     byId('app').hidden = false;
     render(answer.body);
-    if (first || options.initial) connect();
+    if (first || options.initial) {
+      connect();
+      void loadSwitcher();
+    }
   } catch {
     if (view.signedIn) setConnection('offline', 'Offline — retrying');
     else if (options.boot) showSignInForm('');
@@ -106,7 +163,7 @@ function render(data: BoardState): void {
   note.textContent = data.me.acts
     ? 'You act as an owner: every change goes through the board\'s rules and its audit log. Board text is written by agents and shown as plain text, never run.'
     : // Issue 31: a leader's token on the page showed no way to act; the owner's token is what lets a person act.
-      'Read-only view: only an owner can act here. Sign in with the owner\'s token that `roundtable init` printed first, or make one on the board\'s machine: `roundtable agents add NAME --role owner` prints it. Board text is written by agents and shown as plain text, never run.';
+      'Read-only view: only an owner can act here. Sign in with the owner\'s token that `npx roundtable init` printed first, or make one on the board\'s machine: `npx roundtable agents add NAME --role owner` prints it. Board text is written by agents and shown as plain text, never run.';
   note.title = data.untrusted_content_warning;
   updateFilterChoices(data);
   renderColumns(data, currentFilter());
@@ -141,7 +198,8 @@ hooks.editTask = (taskId, from) => {
 };
 useStateLoader(() => loadState());
 
-watchSignIn(() => loadState({ initial: true }), () => signedOut(''));
+watchSignIn(() => enter({}), () => signedOut(''));
+watchSwitcher();
 watchFilter(() => {
   if (view.data) renderColumns(view.data, currentFilter());
 });
@@ -173,7 +231,9 @@ document.addEventListener('visibilitychange', () => {
 startClocks();
 // Presence fades with time alone (active → idle → gone), which no event announces: look again now and then.
 setInterval(() => {
-  if (view.signedIn && document.visibilityState === 'visible') scheduleState();
+  if (document.visibilityState !== 'visible') return;
+  if (view.signedIn) scheduleState();
+  else if (overviewShown) void refreshOverview();
 }, PRESENCE_REFRESH_MS);
 
-void loadState({ boot: true });
+void enter({ boot: true });

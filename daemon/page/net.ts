@@ -1,4 +1,5 @@
 // Talking to the daemon: JSON reads, and an owner's actions (POST /actions/{tool}) with the session's CSRF token.
+import { boardPath } from './base.js';
 
 export interface Answer<T = unknown> {
   readonly status: number;
@@ -42,5 +43,5 @@ export function freshKey(): string {
  * reach the board, so a retry can never apply it twice.
  */
 export function act<T = Record<string, unknown>>(tool: string, args: Record<string, unknown>, key: string): Promise<Answer<T & BoardErrorBody>> {
-  return request<T & BoardErrorBody>('POST', `/actions/${encodeURIComponent(tool)}`, args, { 'x-csrf-token': csrfToken, 'idempotency-key': key });
+  return request<T & BoardErrorBody>('POST', boardPath(`/actions/${encodeURIComponent(tool)}`), args, { 'x-csrf-token': csrfToken, 'idempotency-key': key });
 }

@@ -11,6 +11,7 @@ export function showSignInError(message: string): void {
 /** Shows the form with a message; `clear` empties the board first (nothing of it stays on screen). */
 export function showSignInForm(message: string): void {
   byId('app').hidden = true;
+  byId('overview').hidden = true;
   byId('signin').hidden = false;
   document.title = 'Roundtable';
   showSignInError(message);
@@ -45,12 +46,15 @@ export function watchSignIn(signedIn: () => Promise<void>, signOut: () => void):
       button.disabled = false;
     }
   });
-  byId('signout').addEventListener('click', async () => {
-    try {
-      await request('POST', '/session/logout');
-    } catch {
-      // signed out locally either way
-    }
-    signOut();
-  });
+  // The board's button and the list of projects' one: the daemon's sign-out ends the session for every project.
+  for (const id of ['signout', 'overview-signout']) {
+    byId(id).addEventListener('click', async () => {
+      try {
+        await request('POST', '/session/logout');
+      } catch {
+        // signed out locally either way
+      }
+      signOut();
+    });
+  }
 }

@@ -38,3 +38,20 @@ export type TaskDetail = ToolOutput<typeof getTask> & {
 };
 
 export type { Activity, Message, Review, Task, TaskStatus, TaskSummary };
+
+/** One project of the signed-in principal, from GET /overview (daemon/src/process/overview.ts): counts only. */
+export interface ProjectSummary {
+  readonly slug: string;
+  readonly title: string;
+  readonly mode: 'role' | 'peer';
+  readonly role: Role;
+  readonly agents: number;
+  readonly tasks: Partial<Record<TaskStatus, number>> | null;
+  readonly waiting: { readonly to_review: number; readonly help_requests: number; readonly messages: number } | null;
+  readonly active_agents: number | null;
+}
+
+export interface Overview {
+  readonly me: { readonly name: string; readonly kind: 'agent' | 'person' };
+  readonly projects: readonly ProjectSummary[];
+}

@@ -5,7 +5,7 @@ import { Webhook } from 'standardwebhooks';
 import { addressRefusal, checkWebhookTarget, checkWebhookUrl, classify, WebhookUrlRefused } from '../../daemon/src/webhooks/address-policy.js';
 import { retryDelayMs } from '../../daemon/src/webhooks/backoff.js';
 import { eventOfChange, eventOfMessage, eventOfRoomMessage, type WebhookEvent } from '../../daemon/src/store/webhook-events.js';
-import { cutTitle, escapeDiscord, escapeSlack, plainLine, renderBody, TITLE_LIMIT } from '../../daemon/src/webhooks/payload.js';
+import { cutTitle, escapeDiscord, escapeSlack, plainLine, projectPageUrl, renderBody, TITLE_LIMIT } from '../../daemon/src/webhooks/payload.js';
 import { generateSecret, signatureHeader } from '../../daemon/src/webhooks/signing.js';
 import { attemptDelivery } from '../../daemon/src/webhooks/deliver.js';
 import type { Task } from 'roundtable-shared';
@@ -234,6 +234,13 @@ describe('payload formats', () => {
     const body = JSON.parse(renderBody(event, 'json', 'https://board.example.com').body);
     expect(body).toEqual({ type: 'submitted', timestamp: event.at, data: { actor: 'w1', task: { id: 7, status: 'submitted', assignee: 'w1', url: 'https://board.example.com/#task-7' } } });
     expect(JSON.stringify(body)).not.toContain('channel');
+  });
+
+  it("a project's link opens its own board at /p/SLUG/; default's stays the bare URL (issue 33)", () => {
+    const linkOf = (url: string | undefined) => JSON.parse(renderBody(event, 'json', url).body).data.task.url;
+    expect(linkOf(projectPageUrl('https://board.example.com/', 'alpha'))).toBe('https://board.example.com/p/alpha/#task-7');
+    expect(linkOf(projectPageUrl('https://board.example.com', 'default'))).toBe('https://board.example.com/#task-7');
+    expect(projectPageUrl(undefined, 'alpha')).toBeUndefined();
   });
 
   it('Slack: &, < and > escaped, so <!channel> and <@U123> are plain text; the title is marked as an agent\'s', () => {

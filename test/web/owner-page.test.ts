@@ -229,7 +229,7 @@ describe.skipIf(!HAVE_BROWSER)(`the owner at the live page in headless Chromium$
     await signIn(leaderPage, 'lead');
     const note = leaderPage.locator('#untrusted-note');
     await expect.poll(() => note.textContent()).toContain('Read-only view: only an owner can act here.');
-    expect(await note.textContent()).toContain("Sign in with the owner's token that `roundtable init` printed first, or make one on the board's machine: `roundtable agents add NAME --role owner` prints it.");
+    expect(await note.textContent()).toContain("Sign in with the owner's token that `npx roundtable init` printed first, or make one on the board's machine: `npx roundtable agents add NAME --role owner` prints it.");
     expect(await note.isVisible()).toBe(true);
     const { page: ownerPage } = await newPage();
     await signIn(ownerPage, 'alice');

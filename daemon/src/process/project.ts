@@ -21,6 +21,7 @@ import type { SharedSessions } from '../store/shared-sessions.js';
 import type { SessionStore } from '../web/sessions.js';
 import { DEFAULT_RETRY } from '../webhooks/backoff.js';
 import { cachedSecrets } from '../webhooks/secret-file.js';
+import { projectPageUrl } from '../webhooks/payload.js';
 import { DeliveryWorker } from '../webhooks/worker.js';
 import { createApp, type BoardApp } from './app.js';
 import { projectFiles } from './project-files.js';
@@ -93,7 +94,7 @@ export async function openProject(options: ProjectOptions): Promise<ProjectRunti
     const webhooks = new DeliveryWorker({
       outbox: opened.outbox,
       events,
-      publicUrl: config.publicUrl,
+      publicUrl: projectPageUrl(config.publicUrl, slug),
       retry: { ...DEFAULT_RETRY, baseMs: config.webhooks.retryBaseMs, maxAttempts: config.webhooks.maxAttempts },
       timeoutMs: config.webhooks.timeoutMs,
     });

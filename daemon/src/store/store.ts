@@ -220,6 +220,14 @@ export interface PendingCounts {
   readonly strandedTasks?: readonly number[];
 }
 
+/** What waits on a person in one project, for the page's list of projects: counts only, never board text. */
+export interface WaitingCounts {
+  /** Unfinished tasks whose newest message is a help request (nobody has answered it yet). */
+  readonly helpRequests: number;
+  /** Room messages addressed to the agent by name (not to all) that it has not read. */
+  readonly messagesTo: number;
+}
+
 export interface PendingQuery {
   readonly agent: string;
   readonly skills: readonly string[];
@@ -352,6 +360,8 @@ export interface BoardStore {
   readRoomLog(agent: string, before: number | undefined, limit: number): Promise<StoredRoomMessage[]>;
   getRoomMessage(id: number): Promise<{ message: StoredRoomMessage; receipts: ReceiptRow[] } | undefined>;
   pendingFor(query: PendingQuery): Promise<PendingCounts>;
+  /** Help requests unanswered on unfinished tasks, and room messages to the agent by name still unread. */
+  waitingOn(agent: string): Promise<WaitingCounts>;
   /** Marks the reviews up to this id as told to the agent. */
   markReviewsSeen(agent: string, upToId: number): Promise<void>;
   /** Tasks each of these agents holds (claimed) now, read per agent; agents holding nothing are absent. */

@@ -1,5 +1,6 @@
 // What a receiver is sent, per format: JSON with ids, states and names; Slack, Discord and ntfy with a line for people,
 // the task title escaped for the target's markup, marked as written by an agent and cut to TITLE_LIMIT characters.
+import { DEFAULT_PROJECT, projectPrefix } from 'roundtable-shared';
 import type { WebhookEvent, WebhookEventType } from '../store/webhook-events.js';
 import type { WebhookFormat } from '../store/webhooks-port.js';
 
@@ -11,6 +12,15 @@ export interface RenderedBody {
   readonly contentType: string;
   /** Extra headers the target reads (ntfy's Title); fixed words only, never board text. */
   readonly headers: Readonly<Record<string, string>>;
+}
+
+/**
+ * The page of one project under the daemon's public URL (issue 33): `default` keeps the bare URL, whose links worked
+ * before projects; any other project's page is at /p/SLUG/, so its task links open its own board.
+ */
+export function projectPageUrl(publicUrl: string | undefined, slug: string): string | undefined {
+  if (!publicUrl || slug === DEFAULT_PROJECT) return publicUrl;
+  return `${publicUrl.replace(/\/+$/, '')}${projectPrefix(slug)}`;
 }
 
 /** The link to a task on the live page, or undefined when no public URL is configured. */

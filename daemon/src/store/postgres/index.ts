@@ -20,6 +20,7 @@ import type {
   NewTask,
   PendingCounts,
   PendingQuery,
+  WaitingCounts,
   ReservationChange,
   TaskChange,
   TaskEdit,
@@ -215,6 +216,9 @@ export class PostgresStore implements BoardStore {
   }
   pendingFor(query: PendingQuery): Promise<PendingCounts> {
     return room.pendingFor(this.sql, query);
+  }
+  waitingOn(agent: string): Promise<WaitingCounts> {
+    return room.waitingOn(this.sql, agent);
   }
   markReviewsSeen(agent: string, upToId: number): Promise<void> {
     return this.write((tx) => room.markReviewsSeen(tx, agent, upToId));

@@ -21,6 +21,7 @@ import type {
   NewTask,
   PendingCounts,
   PendingQuery,
+  WaitingCounts,
   ReservationChange,
   TaskChange,
   TaskEdit,
@@ -231,6 +232,9 @@ export class SqliteStore implements BoardStore {
   }
   async pendingFor(query: PendingQuery): Promise<PendingCounts> {
     return this.read(() => this.room.pendingFor(query));
+  }
+  async waitingOn(agent: string): Promise<WaitingCounts> {
+    return this.read(() => this.room.waitingOn(agent));
   }
   async markReviewsSeen(agent: string, upToId: number): Promise<void> {
     await this.write(() => this.room.markReviewsSeen(agent, upToId));

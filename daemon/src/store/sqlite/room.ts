@@ -1,7 +1,7 @@
 // The room on SQLite: messages to all or to named members, receipts, per-agent cursors, and what waits for an agent.
 import type Database from 'better-sqlite3';
 import { postedRoomMessage, recipientsColumn, toRoomMessage, type RoomRow } from '../room-rows.js';
-import type { NewRoomMessage, PendingCounts, PendingQuery, ReceiptRow, ReviewNotice, StoredRoomMessage, WriteExtras } from '../store.js';
+import type { NewRoomMessage, PendingCounts, PendingQuery, ReceiptRow, ReviewNotice, StoredRoomMessage, WaitingCounts, WriteExtras } from '../store.js';
 import type { SqliteAudit } from './audit.js';
 import type { SqliteDependencies } from './dependencies.js';
 
@@ -53,6 +53,15 @@ export class SqliteRoom {
       boardCount: db.prepare('SELECT n FROM board_counts WHERE name = ?').pluck(),
       countSubmittedOwn: db.prepare("SELECT COUNT(*) FROM tasks WHERE assignee = ? AND status = 'submitted'").pluck(),
       reviewsFor: db.prepare('SELECT id, task_id, verdict, reviewer, created_at FROM reviews WHERE submitter = ? AND id > ? ORDER BY id'),
+      // The newest message of each unfinished task, by its index (messages_task): a help request nobody answered yet.
+      countHelpRequests: db.prepare(
+        `SELECT COUNT(*) FROM tasks t WHERE t.status IN ('open', 'claimed', 'submitted')
+           AND (SELECT m.kind FROM messages m WHERE m.task_id = t.id ORDER BY m.id DESC LIMIT 1) = 'help_request'`,
+      ).pluck(),
+      // A message to all gives every member a receipt too: only those addressed by name count as "to them".
+      countUnreadTo: db.prepare(
+        "SELECT COUNT(*) FROM room_receipts r JOIN room_messages m ON m.id = r.message_id WHERE r.agent = ? AND r.read_at IS NULL AND m.recipients != 'all'",
+      ).pluck(),
     };
   }
 
@@ -104,6 +113,11 @@ export class SqliteRoom {
             : 0,
       reviews: this.stmt.reviewsFor.all(query.agent, reviewAfter) as ReviewNotice[],
     };
+  }
+
+  /** Inside one read transaction, so the counts are one snapshot. */
+  waitingOn(agent: string): WaitingCounts {
+    return { helpRequests: this.stmt.countHelpRequests.get() as number, messagesTo: this.stmt.countUnreadTo.get(agent) as number };
   }
 
   markReviewsSeen(agent: string, upToId: number): void {
