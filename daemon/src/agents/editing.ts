@@ -123,9 +123,29 @@ export interface AgentChange {
  * Changes an agent's role and/or skills, keeping its token. The whole result is checked first (one leader in
  * role mode, no leader or worker in peer mode, ...); nothing is written when it fails or when nothing changes.
  */
+/**
+ * A person granted `project` under this exact name: before projects, owners and observers were entries of agents.json,
+ * and `roundtable agents rotate|set|remove NAME` acted on them; it still does, on the person's token or grant there.
+ */
+function grantedPerson(file: CatalogFile, project: RawProject, name: string): CatalogFile['people'][number] | undefined {
+  if (project.agents.some((a) => a.name === name)) return undefined;
+  return file.people.find((p) => p.name === name && p.grants[project.slug] !== undefined);
+}
+
 export function setAgent(target: AgentsTarget, name: string, changes: { role?: Role; skills?: string[]; toolsets?: Toolset[] | null }, slug: string = DEFAULT_PROJECT): Promise<AgentChange> {
   return run(target, (file, where) => {
-    const entry = find(projectIn(file, slug, where), name, where);
+    const project = projectIn(file, slug, where);
+    const person = grantedPerson(file, project, name);
+    if (person) {
+      const from = person.grants[slug]!;
+      if (changes.skills !== undefined || changes.toolsets !== undefined || (changes.role !== undefined && changes.role !== 'owner' && changes.role !== 'observer')) {
+        throw new AgentsFileError(`${where}: ${quoted(name)} is a person (${from} in project ${quoted(slug)}): a person holds owner or observer, with no skills or toolsets; \`roundtable people grant ${name} ${slug} --role owner|observer\` changes the role`);
+      }
+      if (changes.role === undefined || changes.role === from) return { result: { name } };
+      person.grants[slug] = changes.role;
+      return { result: { name, role: { from, to: changes.role } }, write: file };
+    }
+    const entry = find(project, name, where);
     const before = { role: entry.role, skills: entry.skills ?? [], toolsets: entry.toolsets ?? null };
     let change: AgentChange = { name };
     if (changes.role !== undefined && changes.role !== before.role) {
@@ -153,7 +173,8 @@ function sameItems(a: readonly string[], b: readonly string[]): boolean {
 export function rotateAgent(target: AgentsTarget, name: string, slug: string = DEFAULT_PROJECT): Promise<string> {
   const token = generateToken();
   return run(target, (file, where) => {
-    const entry = find(projectIn(file, slug, where), name, where);
+    const project = projectIn(file, slug, where);
+    const entry = grantedPerson(file, project, name) ?? find(project, name, where);
     delete entry.token;
     entry.token_sha256 = hashToken(token);
     return { result: token, write: file };
@@ -163,6 +184,13 @@ export function rotateAgent(target: AgentsTarget, name: string, slug: string = D
 export function removeAgent(target: AgentsTarget, name: string, slug: string = DEFAULT_PROJECT): Promise<void> {
   return run(target, (file, where) => {
     const project = projectIn(file, slug, where);
+    const person = grantedPerson(file, project, name);
+    if (person) {
+      // The person's role here ends; a person left with no role anywhere is removed, token and all.
+      delete person.grants[slug];
+      if (!Object.keys(person.grants).length) file.people = file.people.filter((p) => p !== person);
+      return { result: undefined, write: file };
+    }
     find(project, name, where);
     project.agents = project.agents.filter((a) => a.name !== name);
     return { result: undefined, write: file };
