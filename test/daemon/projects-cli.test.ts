@@ -99,7 +99,8 @@ describe('roundtable projects and people on a running board', () => {
   it('people add, grant, revoke: the token works on the project granted, with that role, and is refused elsewhere', async () => {
     const args = ['people', 'add', 'ann', '--json'];
     annToken = issuedBy(args, await cli(args));
-    expect((await call('/p/web', annToken, 'whoami')).status).toBe(403);
+    // Known to the daemon once it has reloaded agents.json (401 until then), and granted nothing yet: 403.
+    await eventually('ann to be known and refused on web', async () => (await call('/p/web', annToken, 'whoami')).status === 403);
     expect((await cli(['people', 'grant', 'ann', 'web', '--role', 'observer'])).code).toBe(0);
     await eventually('ann to observe web', async () => (await call('/p/web', annToken, 'whoami')).body.role === 'observer');
     expect((await call('/p/default', annToken, 'whoami')).status).toBe(403);
