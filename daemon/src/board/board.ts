@@ -58,7 +58,7 @@ export class Board {
   constructor(private readonly deps: BoardDeps) {}
 
   async whoami(agent: Agent, _input: ToolInput<typeof whoami>): Promise<ToolOutput<typeof whoami>> {
-    return { name: agent.name, role: agent.role, skills: [...agent.skills], board: this.deps.boardName, toolsets: agent.toolsets ? [...agent.toolsets] : null };
+    return { name: agent.name, role: agent.role, skills: [...agent.skills], board: this.deps.boardName(), toolsets: agent.toolsets ? [...agent.toolsets] : null };
   }
 
   async listAgents(_agent: Agent, _input: ToolInput<typeof listAgents>): Promise<ToolOutput<typeof listAgents>> {

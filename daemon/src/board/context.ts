@@ -10,7 +10,8 @@ export interface BoardDeps {
   readonly store: BoardStore;
   /** The agents in force; a getter so a reloaded agents.json applies at once. */
   readonly agents: () => AgentDirectory;
-  readonly boardName: string;
+  /** What the board is called now (a project's title can change while it runs). */
+  readonly boardName: () => string;
   readonly events: EventBus;
   readonly leases: Leases;
 }

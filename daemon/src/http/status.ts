@@ -15,7 +15,7 @@ export const ACTIVE_WINDOW_MS = 15 * 60_000;
 export interface StatusOptions {
   readonly store: BoardStore;
   readonly agents: () => AgentDirectory;
-  readonly boardName: string;
+  readonly boardName: () => string;
   readonly limiter: RateLimiter;
   /** Behind a reverse proxy: the client is X-Real-IP (or the last X-Forwarded-For) when the peer is loopback. */
   readonly trustProxy: TrustProxy;
@@ -42,7 +42,7 @@ export function statusRoutes(options: StatusOptions): Hono {
       // Monitors read this: the daemon is up, its database is not.
       c.header('Cache-Control', 'no-store');
       return c.json(
-        { ok: false, board: options.boardName, version: VERSION, uptime_seconds: Math.floor(process.uptime()), database: error.reason, ...error.unchanged().toBody(), server_time: new Date().toISOString() },
+        { ok: false, board: options.boardName(), version: VERSION, uptime_seconds: Math.floor(process.uptime()), database: error.reason, ...error.unchanged().toBody(), server_time: new Date().toISOString() },
         503,
       );
     }
@@ -51,7 +51,7 @@ export function statusRoutes(options: StatusOptions): Hono {
     c.header('Cache-Control', 'no-store');
     return c.json({
       ok: true,
-      board: options.boardName,
+      board: options.boardName(),
       version: VERSION,
       // How long this daemon process has run (`roundtable status` shows it).
       uptime_seconds: Math.floor(process.uptime()),

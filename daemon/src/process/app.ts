@@ -21,6 +21,8 @@ import { createWebView, WEB_ACTION_PATHS, WEB_READ_PATHS, WEB_WRITE_PATHS, type 
 
 export interface AppOptions {
   readonly config: Config;
+  /** What the board is called now. */
+  readonly boardName: () => string;
   readonly store: BoardStore;
   readonly agents: () => AgentDirectory;
   readonly dispatcher: ToolDispatcher;
@@ -63,7 +65,7 @@ export function createApp(options: AppOptions): BoardApp {
   app.route('/status', statusRoutes({
     store: options.store,
     agents: options.agents,
-    boardName: config.boardName,
+    boardName: options.boardName,
     limiter: new RateLimiter({ perMinute: config.statusRateLimitPerMinute }),
     trustProxy: config.trustProxy,
     deadlineMs: config.deadlines.callMs,
@@ -77,7 +79,7 @@ export function createApp(options: AppOptions): BoardApp {
     store: options.store,
     agents: options.agents,
     events: options.events,
-    boardName: config.boardName,
+    boardName: options.boardName,
     trustProxy: config.trustProxy,
     sources: options.view,
     dispatcher: options.dispatcher,

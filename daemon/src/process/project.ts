@@ -74,7 +74,8 @@ export async function openProject(options: ProjectOptions): Promise<ProjectRunti
     const events = opened.shared?.events ?? new LocalEventBus();
     // Several daemons: an event lost with a daemon that died must not leave a lease unswept for long (leases.ts).
     const leases = new Leases({ store, events, ttlMs: config.leaseTtlMs, ...(opened.shared && { recheckMs: SHARED_LEASE_RECHECK_MS }) });
-    const deps = { store, agents, boardName: titleOf(options.catalog(), slug, config.boardName), events, leases };
+    const boardName = () => titleOf(options.catalog(), slug, config.boardName);
+    const deps = { store, agents, boardName, events, leases };
     // Several daemons: who waits where is shared through the database too (members through any daemon shows it).
     const presence = new Presence(deps, opened.shared?.waiting);
     const board = new Board(deps);
@@ -99,7 +100,8 @@ export async function openProject(options: ProjectOptions): Promise<ProjectRunti
       timeoutMs: config.webhooks.timeoutMs,
     });
     const { app, web } = createApp({
-      config: { ...config, boardName: deps.boardName },
+      config,
+      boardName,
       store,
       agents,
       dispatcher,

@@ -37,7 +37,7 @@ export interface WebViewOptions {
   readonly store: BoardStore;
   readonly agents: () => AgentDirectory;
   readonly events: EventBus;
-  readonly boardName: string;
+  readonly boardName: () => string;
   readonly trustProxy: TrustProxy;
   readonly sources: ViewSources;
   /** Runs an owner's page actions, as it runs every tool call. */

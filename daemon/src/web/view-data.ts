@@ -18,7 +18,7 @@ export interface ViewSources {
 export interface BoardViewOptions extends ViewSources {
   readonly store: BoardStore;
   readonly agents: () => AgentDirectory;
-  readonly boardName: string;
+  readonly boardName: () => string;
 }
 
 /** Every unfinished task is shown, up to this many per state; past it the page says how many more there are. */
@@ -44,7 +44,7 @@ export class BoardView {
     ]);
     const directory = this.options.agents();
     return {
-      board: this.options.boardName,
+      board: this.options.boardName(),
       mode: directory.mode,
       // Whether the page shows its forms and buttons: only an owner's session acts (rules.ts requirePageActor).
       me: { name: agent.name, role: agent.role, acts: mayActOnPage(agent) },
