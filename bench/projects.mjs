@@ -132,6 +132,8 @@ async function firstBackups(d) {
 
 const rssMb = (pid) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN) / 1024;
 
+const progress = (text) => process.stderr.write(`bench: projects: ${text}\n`);
+
 export async function benchProjects() {
   const dir = makeTempDir();
   const measured = slugOf(PROJECTS - 1); // the last in the catalog: any scan over projects or holders passes all the others first
@@ -142,6 +144,7 @@ export async function benchProjects() {
   const measuredSeed = join(dir, 'measured.db');
   seedMeasured(measuredSeed);
   const seedS = (performance.now() - t0) / 1000;
+  progress(`seeded in ${seedS.toFixed(1)} s`);
 
   // Each daemon has its own folder: agents.json, the (unused) default database path, roundtable-projects/SLUG/board.db.
   const daemons = { one: { slugs: [measured] }, many: { slugs: catalog.projects.map((p) => p.slug) } };
@@ -173,6 +176,7 @@ export async function benchProjects() {
       daemons[kind].startMs = performance.now() - t;
       daemons[kind].rssIdle = rssMb(daemons[kind].server.child.pid);
     }
+    progress('both daemons started; waiting for their first backups');
     for (const kind of kinds) {
       const t = performance.now();
       await firstBackups(daemons[kind]);
@@ -260,6 +264,7 @@ export async function benchProjects() {
     ).rows.push(...rows);
 
     // The page's overview: pat signed in once on each daemon (20 projects there, 1 on the daemon of one project).
+    progress('throughput measured; GET /overview');
     const cookies = {};
     for (const kind of kinds) cookies[kind] = await signIn(agents[0], daemons[kind].server.port, catalog.pat);
     const samples = { one: [], many: [] };
