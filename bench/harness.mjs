@@ -118,10 +118,14 @@ export async function startServer(label, args, env, baseEnv = process.env) {
     }
     child.once('error', fail);
     child.once('exit', (code, signal) => fail(new Error(`exited (${code ?? signal}) before listening`)));
-    child.stdout.on('data', (chunk) => {
+    child.stdout.on('data', function listening(chunk) {
       stdout += chunk;
       const match = /listening on http:\/\/127\.0\.0\.1:(\d+)\//.exec(stdout) ?? /listening on http:\/\/127\.0\.0\.1:(\d+)\s/.exec(stdout);
       if (match) {
+        // Heard once: the daemon also writes to stdout when it stops, and matching that output again would take off
+        // the 'exit' listener stopServer is waiting on (the run then ends silently with the section unfinished).
+        child.stdout.off('data', listening);
+        child.stdout.resume();
         clearTimeout(timer);
         child.removeAllListeners('exit');
         child.once('exit', () => children.delete(child));

@@ -48,6 +48,10 @@
 //   event-log.mjs     wake_latency          wake --exec: new task -> CMD with 0, 1 and 100 items already pending
 //                     event_log_cost        claim_task calls/s with the event row vs before the event log (from git)
 //                     listen_replay         PostgreSQL: replay after a 10 s LISTEN outage with 10,000 events meanwhile
+//   projects.mjs      projects              issue 33: one daemon of 100 projects (10 agents, 1,000 tasks each) against
+//                                           one of them alone: durable claim_task (50 clients) and get_task (10), both
+//                                           paths, interleaved rounds; GET /overview for a person in 20 projects
+//                                           (BENCH_PROJECTS, BENCH_PROJECTS_ROUNDS, BENCH_PROJECTS_ROUND_MS, ...)
 // Each section is one async function that starts its own servers on 127.0.0.1 over its own seeded database copy,
 // measures, stops them, and adds rows to the shared report; adding a section means adding it to SECTIONS below.
 //
@@ -103,6 +107,7 @@ import { benchPgClaims, benchPgCost, benchPgWake } from './postgres.mjs';
 import { benchMinimalRoute } from './minimal.mjs';
 import { benchWebhookCost, benchWebhookLatency } from './webhooks.mjs';
 import { benchEventLogCost, benchListenReplay, benchWakeLatency } from './event-log.mjs';
+import { benchProjects } from './projects.mjs';
 
 const liveHelpers = () => ({ CONFIG, cpuMs, createLoad, report, makeTempDir, writeAgents, startDaemon, stopServer, percentiles, fmt, TARGETS, ROOT, seedTasks: seedListBoard, buildDaemonAt, WAITS_PER_AGENT, postToolAnswer, against });
 
@@ -147,6 +152,7 @@ const SECTIONS = [
   { file: 'event-log', name: 'wake_latency', run: () => benchWakeLatency(liveHelpers(), { pending: [0, 1, 100], rounds: 30 }) },
   { file: 'event-log', name: 'event_log_cost', run: () => benchEventLogCost(liveHelpers(), { rounds: 4 }) },
   { file: 'event-log', name: 'listen_replay', run: () => benchListenReplay(liveHelpers(), { events: 10_000, outageMs: 10_000 }) },
+  { file: 'projects', name: 'projects', run: benchProjects },
 ];
 
 // ---------------------------------------------------------------------------------------------------------------
