@@ -1,5 +1,6 @@
 // The HTTP application: routes and their guards, composed once.
 import { Hono } from 'hono';
+import { getPath } from 'hono/utils/url';
 import { bodyLimit } from '../http/body-limit.js';
 import type { AgentDirectory } from '../agents/directory.js';
 import type { ToolDispatcher } from '../board/dispatch.js';
@@ -23,6 +24,8 @@ export interface AppOptions {
   readonly config: Config;
   /** What the board is called now. */
   readonly boardName: () => string;
+  /** `/p/SLUG`: the prefix the project's URLs carry, taken off before routing. */
+  readonly prefix?: string | undefined;
   readonly store: BoardStore;
   readonly agents: () => AgentDirectory;
   readonly dispatcher: ToolDispatcher;
@@ -46,7 +49,10 @@ const MAX_BODY_BYTES = 1024 * 1024;
 
 export function createApp(options: AppOptions): BoardApp {
   const { config } = options;
-  const app = new Hono();
+  // Under /p/SLUG the router passes the request on as it came: the app reads its path with the prefix taken off, so no
+  // request is rebuilt on the way (a new Request cost a /p/SLUG claim a third more CPU: BENCHMARKS, issue 33).
+  const prefix = options.prefix;
+  const app = new Hono(prefix ? { getPath: (request) => withoutPrefix(getPath(request), prefix) } : {});
   app.onError(onError);
   app.use('*', forwardedRequest());
 
@@ -94,4 +100,10 @@ export function createApp(options: AppOptions): BoardApp {
 
   app.notFound((c) => c.json({ error: { code: 'not_found', message: `no route ${c.req.method} ${c.req.path}; the board serves /mcp, /api/v1/tools/{name}, /status and its web page at /` } }, 404));
   return { app, web };
+}
+
+/** `/p/web/mcp` is `/mcp` to the project's app; an unprefixed path is its own. */
+export function withoutPrefix(path: string, prefix: string): string {
+  if (path === prefix) return '/';
+  return path.startsWith(`${prefix}/`) ? path.slice(prefix.length) : path;
 }

@@ -2,6 +2,7 @@
 // one of these per project (process/projects.ts); nothing here is shared with another project but the catalog's
 // answer of who may call, the daemon's sign-in sessions and its config.
 import type { Hono } from 'hono';
+import { projectPrefix } from 'roundtable-shared';
 import { AgentDirectory } from '../agents/directory.js';
 import type { Catalog } from '../agents/catalog.js';
 import { Board } from '../board/board.js';
@@ -102,6 +103,7 @@ export async function openProject(options: ProjectOptions): Promise<ProjectRunti
     const { app, web } = createApp({
       config,
       boardName,
+      prefix: projectPrefix(slug),
       store,
       agents,
       dispatcher,

@@ -46,15 +46,24 @@ function forbidden(c: Context, principal: Principal): Response {
   return c.json({ error: { code: 'forbidden', message: `forbidden: this token does not open the project named in the URL; ${own}` } }, 403);
 }
 
-/** Passes the request to a project's own app, under the path that app knows (the /p/SLUG prefix taken off). */
-function forward(c: Context<{ Variables: RequestVariables }>, runtime: ProjectRuntime, path: string): Response | Promise<Response> {
-  const raw = c.req.raw;
+/** Passes the request, as it came, to a project's own app, which reads its path without the /p/SLUG prefix (app.ts). */
+function forward(c: Context<{ Variables: RequestVariables }>, runtime: ProjectRuntime): Response | Promise<Response> {
   const env: ForwardedEnv = { ...(c.env as object), requestId: c.get('requestId'), tell: (agent) => agent && c.set('agent', agent) };
-  if (path === new URL(raw.url).pathname) return runtime.app.fetch(raw, env);
+  return runtime.app.fetch(c.req.raw, env);
+}
+
+/**
+ * A request under a slug no project holds, answered by another project's app as if it were its own (the same 401, the
+ * same page files), so the answer does not tell whether the project exists. Rare: the request is rebuilt for it.
+ */
+function forwardAsOther(c: Context<{ Variables: RequestVariables }>, runtime: ProjectRuntime, rest: string): Response | Promise<Response> {
+  const raw = c.req.raw;
   const url = new URL(raw.url);
-  url.pathname = path;
+  url.pathname = `${projectPrefix(runtime.slug)}${rest}`;
   const hasBody = raw.method !== 'GET' && raw.method !== 'HEAD';
-  return runtime.app.fetch(new Request(url, { method: raw.method, headers: raw.headers, body: hasBody ? raw.body : null, signal: raw.signal, ...(hasBody && { duplex: 'half' }) } as RequestInit), env);
+  const request = new Request(url, { method: raw.method, headers: raw.headers, body: hasBody ? raw.body : null, signal: raw.signal, ...(hasBody && { duplex: 'half' }) } as RequestInit);
+  const env: ForwardedEnv = { ...(c.env as object), requestId: c.get('requestId'), tell: (agent) => agent && c.set('agent', agent) };
+  return runtime.app.fetch(request, env);
 }
 
 export function createRouter(options: RouterOptions): Hono<{ Variables: RequestVariables }> {
@@ -86,27 +95,28 @@ export function createRouter(options: RouterOptions): Hono<{ Variables: RequestV
       const principal = principalOfToken(c);
       if (!principal) return unauthorized(c);
       if (!runtime || roleIn(catalog(), principal, slug) === undefined) return forbidden(c, principal);
-      return forward(c, runtime, rest);
+      return forward(c, runtime);
     }
     if (isSessionPath(rest)) {
       const principal = await principalOfSession(c);
       if (principal && (!runtime || roleIn(catalog(), principal, slug) === undefined)) return forbidden(c, principal);
-      const serving = runtime ?? fallback();
-      if (!serving) return c.json({ error: { code: 'unauthorized', message: 'sign in on the board page first' } }, 401);
-      // No session: the project's own app answers 401 as it always has.
-      return forward(c, runtime && principal ? runtime : serving, rest);
+      // No session: the project's own app answers 401 as it always has (for an unknown slug, another project's app does).
+      if (runtime) return forward(c, runtime);
+      const serving = fallback();
+      return serving ? forwardAsOther(c, serving, rest) : c.json({ error: { code: 'unauthorized', message: 'sign in on the board page first' } }, 401);
     }
     if (rest === '/status') return c.notFound();
     // Sign-in and the page's files: any project's app serves them alike; an unknown slug admits nothing by its answer.
-    const serving = runtime ?? fallback();
-    return serving ? forward(c, serving, rest) : c.notFound();
+    if (runtime) return forward(c, runtime);
+    const serving = fallback();
+    return serving ? forwardAsOther(c, serving, rest) : c.notFound();
   });
 
   // The unprefixed bearer routes: the caller's own project.
   const ownProject = async (c: Context, principal: Principal | undefined): Promise<Response> => {
     if (!principal) {
       const serving = fallback();
-      return serving ? forward(c, serving, c.req.path) : unauthorized(c);
+      return serving ? forward(c, serving) : unauthorized(c);
     }
     const slug = homeProject(catalog(), principal);
     const runtime = slug === undefined ? undefined : projects.get(slug);
@@ -114,13 +124,13 @@ export function createRouter(options: RouterOptions): Hono<{ Variables: RequestV
       const message = 'this sign-in holds a role in several projects (or none being served): name the project in the URL, /p/SLUG/...; the board page at / lists yours';
       return c.json({ error: { code: 'forbidden', message } }, 403);
     }
-    return forward(c, runtime, c.req.path);
+    return forward(c, runtime);
   };
   for (const path of ['/mcp', '/mcp/*', '/api/*']) app.all(path, (c) => ownProject(c, principalOfToken(c)));
   for (const path of ['/view/*', '/events', '/actions/*']) app.all(path, async (c) => ownProject(c, await principalOfSession(c)));
   app.all('/status', (c) => {
     const serving = projects.get('default');
-    return serving ? forward(c, serving, '/status') : c.notFound();
+    return serving ? forward(c, serving) : c.notFound();
   });
 
   // Signing in once, at the daemon: any agent's or person's token; the cookie then opens each of their projects.
