@@ -392,7 +392,8 @@ async function runSequence(store: StoreKind, actions: readonly Action[]): Promis
     const aSubmits = (await eventLog(run, A)).filter((e) => e.type === 'task' && e.action === 'submitted').length;
     await eventually("B's submissions delivered to B's webhook", () => deliveries(receivers[B]!).filter((d) => d.type === 'submitted').length >= bSubmits);
     await eventually("A's submissions delivered to A's webhook", () => deliveries(receivers[A]!).filter((d) => d.type === 'submitted').length >= aSubmits);
-    expect(deliveries(receivers[B]!).filter((d) => d.type === 'submitted').length, "B's webhook's submitted").toBe(bSubmits);
+    const submitted = (events: LoggedTaskEvent[]) => events.filter((e) => e.type === 'task' && e.action === 'submitted').map((e) => e.task!.id).sort();
+    expect(deliveries(receivers[B]!).filter((d) => d.type === 'submitted').map((d) => d.data.task!.id).sort(), "B's webhook's submissions").toEqual(submitted(await eventLog(run, B)));
     for (const d of deliveries(receivers[B]!)) {
       expect(['roundtable', ...MEMBERS[B]!], `B's webhook got ${d.type} by ${d.data.actor}`).toContain(d.data.actor);
       if (d.data.task) expect(run.taskIds[B]!.concat(made.body.task.id), `B's webhook got task ${d.data.task.id}`).toContain(d.data.task.id);
@@ -417,7 +418,8 @@ async function pendingOnThisStore(kind: StoreKind): Promise<string | undefined> 
     await probe.stop();
     return undefined;
   } catch (error) {
-    const pending = /not yet served on PostgreSQL/.test(String(error));
+    // Either refusal the core has until then: the agents table (the catalog) or the store (a schema per project).
+    const pending = /not yet (served|kept) on PostgreSQL/.test(String(error));
     if (!pending || process.env['ROUNDTABLE_REQUIRE_POSTGRES'] === '1') throw error;
     return 'projects beside default are not yet served on PostgreSQL (a schema per project is being added); this case runs once they are';
   }
