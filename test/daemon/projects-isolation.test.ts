@@ -323,7 +323,6 @@ async function runSequence(store: StoreKind, actions: readonly Action[]): Promis
       expect(answer.door, `${where}: ${JSON.stringify(answer.body)}`).toBe(200);
       if (answer.ok) tally.okByTool[a.tool] = (tally.okByTool[a.tool] ?? 0) + 1;
       tally[answer.ok ? 'ok' : 'ruled']++;
-      if (!answer.ok && process.env['ISO_DEBUG']) console.log('ruled', a.caller, a.tool, JSON.stringify(a.args), answer.body?.error?.code, answer.body?.error?.message?.slice(0, 100));
       if (a.tool === 'wait_for_activity') {
         const foreign = args['since'] !== undefined && a.cursor === 'other';
         // Another project's cursor is not this board's: refused by name, never read as a position here.
@@ -474,6 +473,23 @@ describeEachStore((kind) => {
       expect((await allTasks(board.at(B), 'b-p1')).map((t) => t.id)).toEqual([1]);
       expect(await allTasks(board.at(A), 'a-lead')).toEqual([]);
       expect(await allTasks(board, 'd-lead')).toEqual([]);
+    });
+
+    it('a project that does not exist is refused as one the caller holds no role in: the same 403, the same words; so is a signed-in page', async (ctx) => {
+      if (pending) ctx.skip(pending);
+      const board = await startProjectsBoard({ store, projects: PROJECTS, people: PEOPLE });
+      boards.push(board);
+      const elsewhere = await api(board.at(B), 'a-w1', 'list_tasks');
+      const nowhere = await api(board.at('no-such-project'), 'a-w1', 'list_tasks');
+      expect([elsewhere.status, nowhere.status]).toEqual([403, 403]);
+      expect(nowhere.body).toEqual(elsewhere.body);
+      // bea's page session (B alone) opens no stream or view of A.
+      const cookie = await signIn(board, 'bea');
+      const stream = await openStream(board, `/p/${A}/events`, cookie);
+      stream.close();
+      expect(stream.status).toBe(403);
+      const view = await fetch(`${board.url}/p/${A}/view/state`, { headers: { cookie: `rt_session=${cookie}` } });
+      expect(view.status).toBe(403);
     });
   });
 });
