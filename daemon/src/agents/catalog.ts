@@ -185,8 +185,7 @@ export function parseCatalog(text: string, path: string): Catalog {
     }
     // The whole list is held to the rules it was written under (a leader, a peer), owners and observers included.
     checkMembers(parsed.data.agents, parsed.data.mode, path, '', 'the board');
-    // Members keep the file's order (who is listed first in members, room recipients, the page).
-    return build(asCatalogFile(parsed.data), path, true, parsed.data.agents.map((a) => a.name));
+    return build(asCatalogFile(parsed.data), path, true);
   }
   const parsed = catalogSchema.safeParse(raw);
   if (!parsed.success) {
@@ -211,7 +210,7 @@ export function readCatalogText(path: string): string {
   }
 }
 
-function build(file: CatalogFile, path: string, firstSpelling: boolean, order?: readonly string[]): Catalog {
+function build(file: CatalogFile, path: string, firstSpelling: boolean): Catalog {
   const slugs = new Set<string>();
   for (const [i, project] of file.projects.entries()) {
     if (slugs.has(project.slug)) throw new AgentsFileError(`${path}: projects[${i}] ("${project.slug}") slug: duplicate; project slugs must be unique`);
@@ -281,7 +280,6 @@ function build(file: CatalogFile, path: string, firstSpelling: boolean, order?: 
       seen.set(person.name.toLowerCase(), person.name);
       entries.push({ name: person.name, role, skills: Object.freeze([]), tokenHash: person.tokenHash });
     }
-    if (order) entries.sort((a, b) => order.indexOf(a.name) - order.indexOf(b.name));
     const plaintextHere = project.agents.filter((a) => a.token !== undefined).map((a) => a.name);
     for (const person of people) if (person.token !== undefined && person.grants[project.slug]) plaintextHere.push(person.name);
     return Object.freeze({

@@ -38,7 +38,10 @@ export interface ForwardedEnv {
 export function forwardedRequest(): MiddlewareHandler<{ Variables: RequestVariables }> {
   return async function forwardedRequest(c, next) {
     const env = c.env as ForwardedEnv | undefined;
-    c.set('requestId', env?.requestId ?? randomUUID());
+    const requestId = env?.requestId ?? randomUUID();
+    c.set('requestId', requestId);
+    // The project's app makes the response, so it carries the id the router logs the request under.
+    c.header('X-Request-Id', requestId);
     await next();
     env?.tell?.(c.get('agent'));
   };
