@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { openPool, type Db } from '../../daemon/src/store/postgres/connection.js';
 import { PostgresStore } from '../../daemon/src/store/postgres/index.js';
 import { PG_SCHEMA_VERSION } from '../../daemon/src/store/postgres/migrate.js';
+import { startSharedState, type SharedState } from '../../daemon/src/store/postgres/shared.js';
 import { dropProjectSchema, listProjectSchemas, schemaOf } from '../../daemon/src/store/postgres/project-schema.js';
 import { readMigrations } from '../../daemon/src/store/migration-files.js';
 import { api, daemonEnv, runCli, startBoard, token, type TestBoard } from '../helpers/board.js';
@@ -86,6 +87,33 @@ describe.skipIf(PG_SKIP_REASON)(`projects on PostgreSQL${PG_SKIP_REASON ? ` (ski
     } finally {
       await Promise.all(stores.map((s) => s.close()));
       await sql.end();
+    }
+  });
+
+  it("events are per project: one project's NOTIFY never reaches another's listeners on the same pool", async () => {
+    const url = await createTestDatabase('channels');
+    // This daemon's two projects on one shared pool (one LISTEN connection), and another daemon of each project.
+    const [alpha, beta] = await Promise.all([undefined, schemaOf('beta')].map((schema) => PostgresStore.open({ url, schema, sharePool: true })));
+    const [alphaElsewhere, betaElsewhere] = await Promise.all([undefined, schemaOf('beta')].map((schema) => PostgresStore.open({ url, schema })));
+    const states = await Promise.all([alpha!, beta!, alphaElsewhere!, betaElsewhere!].map((store) => startSharedState(store.sql)));
+    const [alphaState, betaState, alphaOther, betaOther] = states as [SharedState, SharedState, SharedState, SharedState];
+    const heard = (state: SharedState) => {
+      const agents: string[] = [];
+      state.events.subscribe((event) => event.type === 'presence' && agents.push(event.agent));
+      return agents;
+    };
+    const inBeta = heard(betaState);
+    const inAlphaElsewhere = heard(alphaOther);
+    try {
+      alphaState.events.publish({ type: 'presence', agent: 'from-alpha' });
+      await eventually('the other alpha daemon to hear alpha', () => inAlphaElsewhere.includes('from-alpha'));
+      // Sent after alpha's was delivered: on beta's listening connection it comes after alpha's, had that come at all.
+      betaOther.events.publish({ type: 'presence', agent: 'from-beta' });
+      await eventually('beta to hear the other beta daemon', () => inBeta.includes('from-beta'));
+      expect(inBeta).toEqual(['from-beta']);
+    } finally {
+      await Promise.all(states.map((state) => state.close()));
+      await Promise.all([alpha!, beta!, alphaElsewhere!, betaElsewhere!].map((store) => store.close()));
     }
   });
 
