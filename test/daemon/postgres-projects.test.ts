@@ -200,6 +200,9 @@ describe.skipIf(PG_SKIP_REASON)(`projects on PostgreSQL${PG_SKIP_REASON ? ` (ski
       const before = JSON.stringify([await sql`SELECT * FROM tasks`, await sql`SELECT * FROM audit_log`]);
 
       const dir = mkdtempSync(join(tmpdir(), 'roundtable-test-'));
+      const env = daemonEnv(dir, { ROUNDTABLE_DATABASE_URL: url, ROUNDTABLE_AGENTS_CONFIG: join(dir, 'missing.json') });
+      // doctor reads without migrating: the old table still reads.
+      expect((await runCli(['doctor'], env)).stdout).toMatch(/ok\s+agents\s+.*in the agents table/);
       // No agents.json: the daemon reads the table it finds.
       const board = await startBoard({ dir, tokens, databaseUrl: url, env: { ROUNDTABLE_AGENTS_CONFIG: join(dir, 'missing.json') } });
       try {
@@ -227,7 +230,6 @@ describe.skipIf(PG_SKIP_REASON)(`projects on PostgreSQL${PG_SKIP_REASON ? ` (ski
         expect(mcp.status).toBe(200);
 
         // An edit writes the catalog back whole: the person stays a person.
-        const env = daemonEnv(dir, { ROUNDTABLE_DATABASE_URL: url, ROUNDTABLE_AGENTS_CONFIG: join(dir, 'missing.json') });
         const added = await runCli(['agents', 'add', 'w2', '--role', 'worker'], env);
         expect(added.code, added.stderr).toBe(0);
         expect((await sql`SELECT COUNT(*)::int AS n FROM people`)[0]?.['n']).toBe(2);

@@ -7,7 +7,7 @@ import { importAgents, type AgentsTarget } from './editing.js';
 import type { AgentsSource } from './registry.js';
 import { AgentsFileError } from './directory.js';
 import { log } from '../runtime/log.js';
-import { editDirectory, listenForAgentChanges, readDirectory, type StoredCatalog } from '../store/postgres/agents-directory.js';
+import { editDirectory, listenForAgentChanges, readDirectory, readUnmigratedDirectory, type StoredCatalog } from '../store/postgres/agents-directory.js';
 import { openPool, type Sql } from '../store/postgres/connection.js';
 import { openMigratedPool } from '../store/postgres/migrate.js';
 
@@ -87,9 +87,10 @@ export async function prepareAgentsTable(sql: Sql, agentsFile: string): Promise<
 export async function readAgentsTable(url: string): Promise<Catalog | undefined> {
   const sql = openPool({ url, max: 1 });
   try {
-    const [table] = await sql`SELECT to_regclass('agents') IS NOT NULL AS present`;
+    const [table] = await sql`SELECT to_regclass('agents') IS NOT NULL AS present, to_regclass('projects') IS NOT NULL AS catalog`;
     if (!table?.['present']) return undefined;
-    const directory = await readDirectory(sql);
+    // A board from before projects (migration 012 not yet run): its table read as the first spelling.
+    const directory = table['catalog'] ? await readDirectory(sql) : await readUnmigratedDirectory(sql);
     return directory && parseCatalog(JSON.stringify(directory), WHERE);
   } finally {
     await sql.end({ timeout: 1 });

@@ -61,6 +61,21 @@ export async function readDirectory(db: Db): Promise<StoredCatalog | undefined> 
   };
 }
 
+/**
+ * The directory of a database not yet migrated to 012 (`roundtable doctor` reads without migrating): the first spelling,
+ * `{ mode, agents }`, owners and observers among the agents; undefined while empty.
+ */
+export async function readUnmigratedDirectory(db: Db): Promise<{ mode: string; agents: StoredAgent[] } | undefined> {
+  const rows = await db<Array<{ name: string; role: string; skills: string[]; toolsets: string[] | null; token_sha256: string }>>`
+    SELECT name, role, skills, toolsets, token_sha256 FROM agents ORDER BY position, name`;
+  if (!rows.length) return undefined;
+  const [mode] = await db<Array<{ mode: string }>>`SELECT mode FROM agents_mode`;
+  return {
+    mode: mode?.mode ?? 'role',
+    agents: rows.map((r) => ({ name: r.name, role: r.role, skills: r.skills, ...(r.toolsets && { toolsets: r.toolsets }), token_sha256: r.token_sha256 })),
+  };
+}
+
 async function replaceDirectory(tx: Tx, catalog: StoredCatalog): Promise<void> {
   // Children first; the inserts below go parents first, so every foreign key finds its row.
   await tx`DELETE FROM grants`;

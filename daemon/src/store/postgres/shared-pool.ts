@@ -9,8 +9,8 @@ interface Entry {
 
 const pools = new Map<string, Entry>();
 
-/** A daemon's projects share a pool when they ask with the same URL, size and deadlines. */
-const keyOf = (options: PoolOptions): string => JSON.stringify([options.url, options.max ?? null, options.deadlines ?? null]);
+/** A daemon's projects (and its catalog) share a pool when they ask with the same URL, size and deadlines. */
+const keyOf = ({ url, max, deadlines: d }: PoolOptions): string => JSON.stringify([url, max ?? null, d ? [d.requestMs, d.statementMs, d.poolWaitMs] : null]);
 
 export interface BorrowedPool {
   /** The shared pool, scoped to `schema`. */
