@@ -29,11 +29,11 @@ async function inForceEverywhere(boards: TestBoard[], bearer: string, status: nu
   );
 }
 
-/** The rows of the agents table, to show that a refused command wrote nothing. */
+/** The rows of the catalog's tables, to show that a refused command wrote nothing. */
 async function tableRows(url: string): Promise<string> {
   const sql = connectTo(url);
   try {
-    return JSON.stringify([await sql`SELECT * FROM agents ORDER BY name`, await sql`SELECT * FROM agents_mode`]);
+    return JSON.stringify([await sql`SELECT * FROM agents ORDER BY project, name`, await sql`SELECT * FROM projects ORDER BY slug`, await sql`SELECT * FROM people ORDER BY name`, await sql`SELECT * FROM grants ORDER BY person, project`]);
   } finally {
     await sql.end();
   }
@@ -118,12 +118,12 @@ describe.skipIf(PG_SKIP_REASON)(`agents in PostgreSQL${PG_SKIP_REASON ? ` (skipp
     const before = await tableRows(databaseUrl);
     const refusals: Array<[string[], RegExp]> = [
       [['agents', 'add', 'gemini'], /the agents table: an agent called "gemini" already exists/],
-      [['agents', 'set', 'w1', '--role', 'leader'], /the agents table: role: the board needs exactly one leader, found 2/],
+      [['agents', 'set', 'w1', '--role', 'leader'], /the agents table: .*role: .* needs exactly one leader, found 2/],
       [['agents', 'remove', 'lead'], /exactly one leader, found 0/],
       [['agents', 'rotate', 'nobody'], /the agents table: no agent is called "nobody"/],
       [['agents', 'add', 'all'], /name: is reserved/],
       [['agents', 'set', 'w1', '--toolsets', 'chores'], /toolsets/],
-      [['agents', 'import', join(boards[0]!.dir, 'agents.json')], /the agents table already holds \d+ agent\(s\); import only fills an empty one/],
+      [['agents', 'import', join(boards[0]!.dir, 'agents.json')], /the agents table already holds \d+ agent\(s\) and \d+ person\(s\); import only fills an empty one/],
     ];
     for (const [args, message] of refusals) {
       const run = await cli(args);
@@ -170,7 +170,7 @@ describe.skipIf(PG_SKIP_REASON)(`agents import${PG_SKIP_REASON ? ` (skipped: ${P
 
     const again = await runCli(['agents', 'import', file], env);
     expect(again.code).toBe(1);
-    expect(again.stderr).toMatch(/the agents table already holds 5 agent\(s\); import only fills an empty one/);
+    expect(again.stderr).toMatch(/the agents table already holds 5 agent\(s\) and 0 person\(s\); import only fills an empty one/);
 
     const board = await startBoard({ dir: seed.dir, tokens: seed.tokens, databaseUrl, env: { ROUNDTABLE_AGENTS_CONFIG: join(seed.dir, 'missing.json') } });
     try {

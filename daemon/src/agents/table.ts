@@ -1,28 +1,28 @@
 // The agents directory on PostgreSQL, for the daemons and `roundtable agents`: the table as an edit target, as a
 // source every daemon reloads from on NOTIFY, and the start of a board whose table is still empty.
 import { existsSync } from 'node:fs';
-import { DEFAULT_PROJECT } from 'roundtable-shared';
-import { asCatalogFile, parseCatalog, type Catalog, type CatalogFile } from './catalog.js';
+import { parseCatalog, type Catalog, type CatalogFile } from './catalog.js';
 import { AGENTS_TABLE, hashToken } from './directory.js';
 import { importAgents, type AgentsTarget } from './editing.js';
 import type { AgentsSource } from './registry.js';
 import { AgentsFileError } from './directory.js';
 import { log } from '../runtime/log.js';
-import { editDirectory, listenForAgentChanges, readDirectory, type StoredDirectory } from '../store/postgres/agents-directory.js';
+import { editDirectory, listenForAgentChanges, readDirectory, readUnmigratedDirectory, type StoredCatalog } from '../store/postgres/agents-directory.js';
 import { openPool, type Sql } from '../store/postgres/connection.js';
 import { openMigratedPool } from '../store/postgres/migrate.js';
 
 const WHERE = AGENTS_TABLE;
 
-/** The directory as the database keeps it: a mode, and every token as its hash; people as owners and observers. */
-function storedForm(file: CatalogFile): StoredDirectory {
-  const project = file.projects.find((p) => p.slug === DEFAULT_PROJECT);
-  const others = file.people.some((person) => Object.keys(person.grants).some((slug) => slug !== DEFAULT_PROJECT));
-  if (!project || file.projects.length > 1 || others) throw new AgentsFileError(`${WHERE}: projects beside "${DEFAULT_PROJECT}" are not yet kept on PostgreSQL`);
-  const people = file.people.map((person) => ({ name: person.name, role: person.grants[DEFAULT_PROJECT] ?? 'observer', skills: [], token_sha256: person.token_sha256 ?? hashToken(person.token!) }));
+/** The catalog as the database keeps it: every token as its hash. */
+function storedForm(file: CatalogFile): StoredCatalog {
   return {
-    mode: project.mode,
-    agents: [...project.agents.map(({ token, token_sha256, toolsets, ...entry }) => ({ ...entry, ...(toolsets && { toolsets }), skills: entry.skills ?? [], token_sha256: token_sha256 ?? hashToken(token!) })), ...people],
+    projects: file.projects.map((p) => ({
+      slug: p.slug,
+      ...(p.title !== undefined && { title: p.title }),
+      mode: p.mode,
+      agents: p.agents.map(({ token, token_sha256, toolsets, ...entry }) => ({ ...entry, ...(toolsets && { toolsets }), skills: entry.skills ?? [], token_sha256: token_sha256 ?? hashToken(token!) })),
+    })),
+    people: file.people.map((person) => ({ name: person.name, token_sha256: person.token_sha256 ?? hashToken(person.token!), grants: { ...person.grants } })),
   };
 }
 
@@ -31,7 +31,7 @@ export function agentsTableOn(sql: Sql): AgentsTarget {
     where: WHERE,
     change: (decide) =>
       editDirectory(sql, (current) => {
-        const { result, write } = decide(current && asCatalogFile(current as Parameters<typeof asCatalogFile>[0]));
+        const { result, write } = decide(current as CatalogFile | undefined);
         return { result, ...(write && { write: storedForm(write) }) };
       }),
     async close() {},
@@ -87,9 +87,10 @@ export async function prepareAgentsTable(sql: Sql, agentsFile: string): Promise<
 export async function readAgentsTable(url: string): Promise<Catalog | undefined> {
   const sql = openPool({ url, max: 1 });
   try {
-    const [table] = await sql`SELECT to_regclass('agents') IS NOT NULL AS present`;
+    const [table] = await sql`SELECT to_regclass('agents') IS NOT NULL AS present, to_regclass('projects') IS NOT NULL AS catalog`;
     if (!table?.['present']) return undefined;
-    const directory = await readDirectory(sql);
+    // A board from before projects (migration 012 not yet run): its table read as the first spelling.
+    const directory = table['catalog'] ? await readDirectory(sql) : await readUnmigratedDirectory(sql);
     return directory && parseCatalog(JSON.stringify(directory), WHERE);
   } finally {
     await sql.end({ timeout: 1 });

@@ -16,7 +16,7 @@ export interface OpenedStore {
   readonly sqlite: Database.Database | undefined;
   /** On PostgreSQL: what several daemons on the board share (events, rate limits, web sessions); else undefined. */
   readonly shared: SharedState | undefined;
-  /** On PostgreSQL: the pool, for what lives beside the board (the agents table); else undefined. */
+  /** On PostgreSQL: the pool, scoped to the project's schema; else undefined. */
   readonly pg: Sql | undefined;
   /** The webhook outbox, for the delivery worker. */
   readonly outbox: WebhookOutbox;
@@ -35,11 +35,17 @@ export interface OpenOptions {
 
 export async function openStore(config: Config, options: OpenOptions = {}): Promise<OpenedStore> {
   if (config.databaseUrl) {
-    if (options.project !== undefined && options.project !== DEFAULT_PROJECT) throw new Error(`project "${options.project}": projects beside default are not yet served on PostgreSQL`);
     // Loaded only when asked for, so a SQLite board never reads the PostgreSQL driver.
-    const [{ PostgresStore }, { startSharedState }] = await Promise.all([import('./postgres/index.js'), import('./postgres/shared.js')]);
+    const [{ PostgresStore }, { startSharedState }, { schemaOf }] = await Promise.all([import('./postgres/index.js'), import('./postgres/shared.js'), import('./postgres/project-schema.js')]);
     const { callMs: requestMs, statementMs, poolWaitMs } = config.deadlines;
-    const store = await PostgresStore.open({ url: config.databaseUrl, deadlines: { requestMs, statementMs, poolWaitMs }, eventRetention: config.eventRetention });
+    // Each project in its own schema; the daemon's projects share one pool (docs/DECISIONS.md, issue 33).
+    const store = await PostgresStore.open({
+      url: config.databaseUrl,
+      deadlines: { requestMs, statementMs, poolWaitMs },
+      eventRetention: config.eventRetention,
+      schema: schemaOf(options.project ?? DEFAULT_PROJECT),
+      sharePool: true,
+    });
     let shared: SharedState;
     try {
       shared = await startSharedState(store.sql);

@@ -1,6 +1,7 @@
-// The agents directory on PostgreSQL (migrations-pg/003_agents.sql): read as the same JSON agents.json holds, replaced
-// whole in one transaction, and announced with NOTIFY so every daemon reloads at once. The rules (one leader, unique
-// names, ...) are not checked here: the caller checks the whole result before it hands it over (agents-admin.ts).
+// The catalog on PostgreSQL (migrations-pg/003_agents.sql, 012_projects.sql: projects, their agents, people and their
+// grants), read as agents.json's second spelling holds it, replaced whole in one transaction, and announced with NOTIFY
+// so every daemon reloads at once. The rules (one leader, unique names, ...) are not checked here: the caller checks the
+// whole result before it hands it over (agents/editing.ts).
 import type { Sql } from './connection.js';
 import { transaction, type Db, type Tx } from './connection.js';
 
@@ -8,7 +9,7 @@ export const AGENTS_CHANNEL = 'roundtable_agents';
 /** Any fixed number: serializes directory edits, so two `roundtable agents` runs cannot both base a write on one read. */
 const AGENTS_LOCK = 7_316_002;
 
-/** One entry as agents.json spells it; on PostgreSQL always with token_sha256, never a token. */
+/** One agent as agents.json spells it; on PostgreSQL always with token_sha256, never a token. */
 export interface StoredAgent {
   name: string;
   role: string;
@@ -16,13 +17,55 @@ export interface StoredAgent {
   toolsets?: string[];
   token_sha256: string;
 }
-export interface StoredDirectory {
+export interface StoredProject {
+  slug: string;
+  title?: string;
   mode: string;
   agents: StoredAgent[];
 }
+export interface StoredPerson {
+  name: string;
+  token_sha256: string;
+  /** Project slug → owner or observer. */
+  grants: Record<string, string>;
+}
+/** The catalog as agents.json's second spelling holds it (agents/catalog.ts CatalogFile). */
+export interface StoredCatalog {
+  projects: StoredProject[];
+  people: StoredPerson[];
+}
 
-/** The directory, or undefined while the table is empty. */
-export async function readDirectory(db: Db): Promise<StoredDirectory | undefined> {
+/** The catalog, or undefined while it holds no project (a board whose agents were never imported). */
+export async function readDirectory(db: Db): Promise<StoredCatalog | undefined> {
+  const projects = await db<Array<{ slug: string; title: string | null; mode: string }>>`SELECT slug, title, mode FROM projects ORDER BY position, slug`;
+  if (!projects.length) return undefined;
+  const agents = await db<Array<{ project: string; name: string; role: string; skills: string[]; toolsets: string[] | null; token_sha256: string }>>`
+    SELECT project, name, role, skills, toolsets, token_sha256 FROM agents ORDER BY position, name`;
+  const people = await db<Array<{ name: string; token_sha256: string }>>`SELECT name, token_sha256 FROM people ORDER BY position, name`;
+  const grants = await db<Array<{ person: string; project: string; role: string }>>`
+    SELECT g.person, g.project, g.role FROM grants g JOIN projects p ON p.slug = g.project ORDER BY p.position, p.slug`;
+  return {
+    projects: projects.map((p) => ({
+      slug: p.slug,
+      ...(p.title !== null && { title: p.title }),
+      mode: p.mode,
+      agents: agents
+        .filter((a) => a.project === p.slug)
+        .map((a) => ({ name: a.name, role: a.role, skills: a.skills, ...(a.toolsets && { toolsets: a.toolsets }), token_sha256: a.token_sha256 })),
+    })),
+    people: people.map((person) => ({
+      name: person.name,
+      token_sha256: person.token_sha256,
+      grants: Object.fromEntries(grants.filter((g) => g.person === person.name).map((g) => [g.project, g.role])),
+    })),
+  };
+}
+
+/**
+ * The directory of a database not yet migrated to 012 (`roundtable doctor` reads without migrating): the first spelling,
+ * `{ mode, agents }`, owners and observers among the agents; undefined while empty.
+ */
+export async function readUnmigratedDirectory(db: Db): Promise<{ mode: string; agents: StoredAgent[] } | undefined> {
   const rows = await db<Array<{ name: string; role: string; skills: string[]; toolsets: string[] | null; token_sha256: string }>>`
     SELECT name, role, skills, toolsets, token_sha256 FROM agents ORDER BY position, name`;
   if (!rows.length) return undefined;
@@ -33,16 +76,31 @@ export async function readDirectory(db: Db): Promise<StoredDirectory | undefined
   };
 }
 
-async function replaceDirectory(tx: Tx, directory: StoredDirectory): Promise<void> {
+async function replaceDirectory(tx: Tx, catalog: StoredCatalog): Promise<void> {
+  // Children first; the inserts below go parents first, so every foreign key finds its row.
+  await tx`DELETE FROM grants`;
   await tx`DELETE FROM agents`;
-  for (const [position, a] of directory.agents.entries()) {
-    await tx`INSERT INTO agents (name, position, role, skills, toolsets, token_sha256)
-      VALUES (${a.name}, ${position}, ${a.role}, ${JSON.stringify(a.skills)}, ${a.toolsets ? JSON.stringify(a.toolsets) : null}, ${a.token_sha256})`;
+  await tx`DELETE FROM people`;
+  await tx`DELETE FROM projects`;
+  for (const [position, p] of catalog.projects.entries()) {
+    await tx`INSERT INTO projects (slug, title, mode, position) VALUES (${p.slug}, ${p.title ?? null}, ${p.mode}, ${position})`;
   }
-  // Migration 011 leaves the index out on a board that held two names equal but for case; the first write without them makes it.
-  const [folded] = await tx`SELECT to_regclass('agents_name_folded') IS NOT NULL AS present`;
-  if (!folded?.['present']) await tx`CREATE UNIQUE INDEX agents_name_folded ON agents (lower(name))`;
-  await tx`INSERT INTO agents_mode (only_row, mode) VALUES (TRUE, ${directory.mode}) ON CONFLICT (only_row) DO UPDATE SET mode = excluded.mode`;
+  let position = 0;
+  for (const p of catalog.projects) {
+    for (const a of p.agents) {
+      await tx`INSERT INTO agents (project, name, position, role, skills, toolsets, token_sha256)
+        VALUES (${p.slug}, ${a.name}, ${position++}, ${a.role}, ${JSON.stringify(a.skills)}, ${a.toolsets ? JSON.stringify(a.toolsets) : null}, ${a.token_sha256})`;
+    }
+  }
+  for (const [position, person] of catalog.people.entries()) {
+    await tx`INSERT INTO people (name, position, token_sha256) VALUES (${person.name}, ${position}, ${person.token_sha256})`;
+    for (const [project, role] of Object.entries(person.grants)) {
+      await tx`INSERT INTO grants (person, project, role) VALUES (${person.name}, ${project}, ${role})`;
+    }
+  }
+  // Migration 012 leaves the index out on a board that held two names equal but for case; the first write without them makes it.
+  const [folded] = await tx`SELECT to_regclass('agents_project_name_folded') IS NOT NULL AS present`;
+  if (!folded?.['present']) await tx`CREATE UNIQUE INDEX agents_project_name_folded ON agents (project, lower(name))`;
   // Delivered on COMMIT, to every daemon's LISTEN.
   await tx`SELECT pg_notify(${AGENTS_CHANNEL}, '')`;
 }
@@ -53,7 +111,7 @@ async function replaceDirectory(tx: Tx, directory: StoredDirectory): Promise<voi
  */
 export async function editDirectory<T>(
   sql: Sql,
-  edit: (current: StoredDirectory | undefined) => { readonly result: T; readonly write?: StoredDirectory },
+  edit: (current: StoredCatalog | undefined) => { readonly result: T; readonly write?: StoredCatalog },
 ): Promise<T> {
   return transaction(sql, async (tx) => {
     await tx`SELECT pg_advisory_xact_lock(${AGENTS_LOCK})`;

@@ -35,6 +35,23 @@ export const DEFAULT_DEADLINES: Deadlines = { requestMs: 10_000, statementMs: 5_
 /** Migrations and `roundtable migrate` copy whole tables: no statement timeout, a day for the transaction. */
 export const MAINTENANCE_DEADLINES: Deadlines = { requestMs: 24 * 3_600_000, statementMs: 0, poolWaitMs: 30_000 };
 
+/**
+ * A project's schema (issue 33): every statement of a scoped Sql runs with `search_path` set to it alone; undefined is
+ * the database's own path (the public schema: the catalog and the project `default`).
+ */
+export type Schema = string | undefined;
+
+/** An identifier in double quotes, for text built in code (schema and channel names). */
+export const quoteIdent = (name: string): string => `"${name.replace(/"/g, '""')}"`;
+
+/**
+ * A NOTIFY channel of one project: the public schema keeps today's names; another project's are prefixed with its
+ * schema, so one project's events never wake another's listeners.
+ */
+export function channelIn(schema: Schema, base: string): string {
+  return schema === undefined ? base : `${schema}.${base.replace(/^roundtable_/, '')}`;
+}
+
 export interface PoolOptions {
   readonly url: string;
   /** Connections in the pool; LISTEN takes one more of its own. */
@@ -94,16 +111,23 @@ function makeDb(run: (text: string, params: readonly unknown[], prepare: boolean
   return db;
 }
 
+/** A connection's search_path while a change of it is unanswered (no schema has this name). */
+const UNKNOWN_PATH = '\0';
+
 /** A connection from the pool, lent to one store call until its deadline: past it, the connection is cut. */
 class Lease {
   private timer: NodeJS.Timeout;
   private timedOut = false;
   private broken = false;
   private readonly onBroken = () => (this.broken = true);
+  /** The `search_path` change sent ahead of the first statement, answered with it. */
+  private pathSet: Promise<unknown> | undefined;
 
   constructor(
     readonly client: pg.PoolClient,
     deadline: number,
+    paths: WeakMap<pg.PoolClient, string>,
+    schema: Schema,
   ) {
     client.on('error', this.onBroken);
     client.on('end', this.onBroken);
@@ -111,12 +135,26 @@ class Lease {
       this.timedOut = true;
       this.cut();
     }, Math.max(0, deadline - Date.now()));
+    // One pool serves every project of the daemon: a connection last used by another project gets this one's path
+    // first, sent with the first statement (no round trip of its own). Statements are prepared by text on each
+    // connection, and PostgreSQL plans a prepared statement again when the path it was planned under changes.
+    const path = schema ?? '';
+    if ((paths.get(client) ?? '') !== path) {
+      // Until it is answered, the path is unknown: a failed change is sent again by the next lease, whatever its schema.
+      paths.set(client, UNKNOWN_PATH);
+      this.pathSet = client.query(schema === undefined ? 'RESET search_path' : `SET search_path TO ${quoteIdent(schema)}`).then(() => paths.set(client, path));
+    }
   }
 
   query(text: string, params: readonly unknown[], prepare: boolean): Promise<Rows<Row>> {
     const config: pg.QueryConfig = { text, values: params as unknown[] };
     if (prepare) config.name = statementName(text);
-    return this.client.query(config).then(rowsOf);
+    const rows = this.client.query(config).then(rowsOf);
+    const pathSet = this.pathSet;
+    if (pathSet === undefined) return rows;
+    this.pathSet = undefined;
+    // A path that could not be set fails the call: its statement may have run where it does not belong.
+    return Promise.all([pathSet, rows]).then(([, r]) => r);
   }
 
   /** Why `error` came, when it was the connection rather than the statement. */
@@ -143,6 +181,8 @@ class Lease {
 export class Pool {
   readonly db: Db;
   private readonly pool: pg.Pool;
+  /** The search_path each connection was last given ('' or none: the database's own). */
+  private readonly paths = new WeakMap<pg.PoolClient, string>();
   private readonly clients = new Set<pg.Client>();
   private listener: Listener | undefined;
 
@@ -175,7 +215,12 @@ export class Pool {
       client.on('error', () => {});
       client.once('end', () => this.clients.delete(client));
     });
-    this.db = makeDb((text, params, prepare) => this.query(text, params, prepare));
+    this.db = this.dbIn(undefined);
+  }
+
+  /** A Db whose every statement runs in `schema`. */
+  dbIn(schema: Schema): Db {
+    return makeDb((text, params, prepare) => this.query(text, params, prepare, schema));
   }
 
   /** When a store operation starting now must be over: its own bound, or its call's if that comes first. */
@@ -184,7 +229,7 @@ export class Pool {
   }
 
   /** Lends a connection until `deadline`; Unavailable (nothing was sent) when none comes in time. */
-  private async lease(deadline: number): Promise<Lease> {
+  private async lease(deadline: number, schema: Schema): Promise<Lease> {
     if (Date.now() >= deadline) throw new Unavailable('deadline', 'no');
     const connecting = this.pool.connect();
     let timer: NodeJS.Timeout | undefined;
@@ -196,7 +241,7 @@ export class Pool {
         connecting.then((c) => c.release(), () => {});
         throw new Unavailable('deadline', 'no');
       }
-      return new Lease(client, deadline);
+      return new Lease(client, deadline, this.paths, schema);
     } catch (error) {
       if (error instanceof Unavailable) throw error;
       throw new Unavailable('unreachable', 'no', { cause: error });
@@ -206,10 +251,10 @@ export class Pool {
   }
 
   /** One statement on its own (autocommit). A read whose connection broke runs again; a write's outcome is then unknown. */
-  private async query(text: string, params: readonly unknown[], prepare: boolean): Promise<Rows<Row>> {
+  private async query(text: string, params: readonly unknown[], prepare: boolean, schema: Schema): Promise<Rows<Row>> {
     const deadline = this.deadline();
     for (let attempt = 1; ; attempt++) {
-      const lease = await this.lease(deadline);
+      const lease = await this.lease(deadline, schema);
       try {
         const rows = await lease.query(text, params, prepare);
         lease.release(false);
@@ -233,12 +278,17 @@ export class Pool {
    * than once: after a deadlock between daemons, or when the connection broke before COMMIT was sent (nothing of it
    * stands then); so it must be a pure function of what it reads inside the transaction, as the board's rules are.
    */
-  async begin<T>(modeOrBody: string | ((tx: Tx) => Promise<T>), maybeBody?: (tx: Tx) => Promise<T>): Promise<T> {
+  begin<T>(modeOrBody: string | ((tx: Tx) => Promise<T>), maybeBody?: (tx: Tx) => Promise<T>): Promise<T> {
+    return this.beginIn(undefined, modeOrBody, maybeBody);
+  }
+
+  /** `begin` in `schema`. */
+  async beginIn<T>(schema: Schema, modeOrBody: string | ((tx: Tx) => Promise<T>), maybeBody?: (tx: Tx) => Promise<T>): Promise<T> {
     const mode = typeof modeOrBody === 'string' ? modeOrBody : '';
     const body = typeof modeOrBody === 'string' ? maybeBody! : modeOrBody;
     const deadline = this.deadline();
     for (let attempt = 1; ; attempt++) {
-      const lease = await this.lease(deadline);
+      const lease = await this.lease(deadline, schema);
       const tx = makeDb((text, params, prepare) => lease.query(text, params, prepare));
       let committing = false;
       try {
@@ -291,24 +341,38 @@ export class Pool {
   }
 }
 
-/** The pool and its Db: `sql\`...\``, `sql.unsafe(...)`, `sql.begin(...)`, as the store's concerns call them. */
+/**
+ * The pool and its Db: `sql\`...\``, `sql.unsafe(...)`, `sql.begin(...)`, as the store's concerns call them; scoped to one
+ * project's schema (`schema`; undefined: the public one), with that project's NOTIFY channels (`channel`).
+ */
 export type Sql = Db & {
   readonly pool: Pool;
+  readonly schema: Schema;
   begin: Pool['begin'];
   listen: Pool['listen'];
   notify: Pool['notify'];
   end: Pool['end'];
+  /** This project's name for a NOTIFY channel. */
+  channel(base: string): string;
+  /** The same pool scoped to another schema (its connections shared). */
+  scoped(schema: Schema): Sql;
 };
 
-export function openPool(options: PoolOptions): Sql {
-  const pool = new Pool(options);
-  return Object.assign(pool.db, {
+function sqlOf(pool: Pool, schema: Schema): Sql {
+  return Object.assign(pool.dbIn(schema), {
     pool,
-    begin: pool.begin.bind(pool) as Pool['begin'],
+    schema,
+    begin: ((modeOrBody: string | ((tx: Tx) => Promise<unknown>), maybeBody?: (tx: Tx) => Promise<unknown>) => pool.beginIn(schema, modeOrBody, maybeBody)) as Pool['begin'],
     listen: pool.listen.bind(pool),
     notify: pool.notify.bind(pool),
     end: pool.end.bind(pool),
+    channel: (base: string) => channelIn(schema, base),
+    scoped: (other: Schema) => sqlOf(pool, other),
   });
+}
+
+export function openPool(options: PoolOptions & { readonly schema?: Schema }): Sql {
+  return sqlOf(new Pool(options), options.schema);
 }
 
 /** Runs `body` in one transaction, retried as Pool.begin says. */

@@ -3,7 +3,7 @@
 import type Database from 'better-sqlite3';
 import type { Sql } from './connection.js';
 import { MigrationRefused } from '../migration-refused.js';
-import { MAINTENANCE_DEADLINES, openPool } from './connection.js';
+import { MAINTENANCE_DEADLINES, openPool, type Schema } from './connection.js';
 import { migratePostgres } from './migrate.js';
 
 /** Parents before children, so every foreign key finds its row. */
@@ -41,12 +41,13 @@ async function isEmpty(sql: Sql): Promise<string | undefined> {
   return undefined;
 }
 
-export async function copyBoard(source: Database.Database, url: string): Promise<CopyReport> {
-  const sql = openPool({ url, max: 1, deadlines: MAINTENANCE_DEADLINES });
+/** Copies one project's SQLite board into its schema (`schema`: project-schema.ts schemaOf; undefined: `default`'s, the public one). */
+export async function copyBoard(source: Database.Database, url: string, schema?: Schema): Promise<CopyReport> {
+  const sql = openPool({ url, max: 1, deadlines: MAINTENANCE_DEADLINES, schema });
   try {
     await migratePostgres(sql);
     const busy = await isEmpty(sql);
-    if (busy) throw new MigrationRefused(`the target database is not empty (table ${busy} has rows); migrate copies a board only into an empty database`);
+    if (busy) throw new MigrationRefused(`the target database is not empty (table ${busy}${schema ? ` in schema ${schema}` : ''} has rows); migrate copies a board only into an empty database`);
     const rows: Record<string, number> = {};
     // One read transaction on SQLite (a consistent snapshot) and one write transaction on PostgreSQL: all or nothing.
     source.exec('BEGIN');

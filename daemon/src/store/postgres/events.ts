@@ -10,6 +10,7 @@ import { log } from '../../runtime/log.js';
 import { comparePositions, type LogPosition } from '../event-log.js';
 import { eventLogHead, readEvents } from './event-log.js';
 
+/** Each project's own (connection.ts channelIn): one project's events never wake another's waiters. */
 const CHANNEL = 'roundtable_events';
 /** NOTIFY refuses payloads of 8000 bytes or more: the events of one notification stay under this many bytes, the envelope around them. */
 const MAX_EVENT = 7800;
@@ -70,7 +71,7 @@ export class PostgresEventBus implements EventBus {
     bus.position = await eventLogHead(sql);
     let listened = false;
     bus.listening = await sql.listen(
-      CHANNEL,
+      sql.channel(CHANNEL),
       (payload) => bus.received(payload),
       () => {
         if (listened) bus.resync();
@@ -121,7 +122,7 @@ export class PostgresEventBus implements EventBus {
     }
     close();
     const text = `SELECT ${payloads.map((_, i) => `pg_notify($1, $${i + 2})`).join(', ')}`;
-    this.sql.unsafe(text, [CHANNEL, ...payloads]).catch((error: unknown) => log.error('sending an event to the other daemons failed', { error: String(error) }));
+    this.sql.unsafe(text, [this.sql.channel(CHANNEL), ...payloads]).catch((error: unknown) => log.error('sending an event to the other daemons failed', { error: String(error) }));
   }
 
   subscribe(listener: BoardEventListener): () => void {

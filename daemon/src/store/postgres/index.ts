@@ -37,7 +37,8 @@ import type {
 } from '../store.js';
 import * as agents from './agents.js';
 import * as audit from './audit.js';
-import { MAINTENANCE_DEADLINES, openPool, transaction, type Deadlines, type Sql, type Tx } from './connection.js';
+import { MAINTENANCE_DEADLINES, openPool, transaction, type Deadlines, type Schema, type Sql, type Tx } from './connection.js';
+import { borrowPool } from './shared-pool.js';
 import * as graph from './dependencies.js';
 import * as idempotency from './idempotency.js';
 import * as leases from './leases.js';
@@ -59,27 +60,36 @@ export interface PostgresStoreOptions {
   readonly eventRetention?: EventRetention;
   readonly poolSize?: number;
   readonly deadlines?: Deadlines;
+  /** The project's schema (project-schema.ts schemaOf); undefined: the public one, the project `default`'s. */
+  readonly schema?: Schema;
+  /** Borrow the process's pool for this database (shared-pool.ts) rather than open one of its own: a daemon's projects. */
+  readonly sharePool?: boolean;
 }
 
 export class PostgresStore implements BoardStore {
   private constructor(
     readonly sql: Sql,
     private readonly retention: EventRetention,
+    private readonly release: () => Promise<void>,
   ) {}
 
-  /** Connects, brings the schema up to date (or refuses a newer one), and returns the store. */
+  /** Connects, brings the schema up to date (or refuses a newer one; makes a project's schema), and returns the store. */
   static async open(options: PostgresStoreOptions): Promise<PostgresStore> {
     // Migrations may take long on a large board: they run on a connection of their own, without the calls' deadlines.
-    const maintenance = openPool({ url: options.url, max: 1, deadlines: MAINTENANCE_DEADLINES });
+    const maintenance = openPool({ url: options.url, max: 1, deadlines: MAINTENANCE_DEADLINES, schema: options.schema });
     try {
       await migratePostgres(maintenance);
     } finally {
       await maintenance.end({ timeout: 1 });
     }
-    return new PostgresStore(
-      openPool({ url: options.url, ...(options.poolSize !== undefined && { max: options.poolSize }), ...(options.deadlines && { deadlines: options.deadlines }) }),
-      options.eventRetention ?? DEFAULT_RETENTION,
-    );
+    const poolOptions = { url: options.url, ...(options.poolSize !== undefined && { max: options.poolSize }), ...(options.deadlines && { deadlines: options.deadlines }) };
+    const retention = options.eventRetention ?? DEFAULT_RETENTION;
+    if (options.sharePool) {
+      const borrowed = borrowPool(poolOptions, options.schema);
+      return new PostgresStore(borrowed.sql, retention, borrowed.release);
+    }
+    const sql = openPool({ ...poolOptions, schema: options.schema });
+    return new PostgresStore(sql, retention, () => sql.end({ timeout: 1 }));
   }
 
   /** The webhook outbox for this daemon's delivery worker (leases shared with every daemon on the board). */
@@ -282,6 +292,6 @@ export class PostgresStore implements BoardStore {
   }
 
   async close(): Promise<void> {
-    await this.sql.end({ timeout: 1 });
+    await this.release();
   }
 }

@@ -1,6 +1,6 @@
 // PostgreSQL's own numbered migrations (daemon/migrations-pg/), each in one transaction; a newer schema is refused.
 // Several daemons may start at once: an advisory lock lets one migrate while the others wait, then find nothing to do.
-import { MAINTENANCE_DEADLINES, openPool, type Sql } from './connection.js';
+import { MAINTENANCE_DEADLINES, openPool, quoteIdent, type Schema, type Sql } from './connection.js';
 import { codeSchemaVersion, readMigrations, SchemaTooNew } from '../migration-files.js';
 
 /** Any fixed number: the key of the advisory lock migrations hold. */
@@ -16,9 +16,20 @@ export async function schemaVersion(sql: Sql): Promise<number> {
   return Number(row?.['v'] ?? 0);
 }
 
+/**
+ * Brings `sql`'s schema up to date: the public one (the catalog and the project `default`), or a project's, made first
+ * if it is new. Each schema keeps its own schema_version; the same files run in each (012 tells them apart).
+ */
 export async function migratePostgres(sql: Sql): Promise<number> {
+  const schema = sql.schema;
   await sql.begin(async (tx) => {
     await tx`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`;
+    if (schema !== undefined) {
+      await tx.unsafe(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(schema)}`);
+      // The connection's path is already the schema's (connection.ts); LOCAL also covers what a migration file sets.
+      await tx.unsafe(`SET LOCAL search_path TO ${quoteIdent(schema)}`);
+      await tx.unsafe(`SET LOCAL roundtable.project_schema = 'on'`);
+    }
     await tx`CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)`;
     const [row] = await tx`SELECT COALESCE(MAX(version), 0)::int AS v FROM schema_version`;
     const current = Number(row?.['v'] ?? 0);
@@ -36,10 +47,10 @@ export async function migratePostgres(sql: Sql): Promise<number> {
 
 /**
  * A one-connection pool for a command of the CLI (`agents`, `webhooks`), its schema brought up to date first (a newer
- * one is refused) and closed again if that fails. Migrating may take long, so it runs without the daemon's per-call deadlines.
+ * one is refused) and closed again if that fails; in a project's schema when given (project-schema.ts schemaOf). Migrating may take long, so it runs without the daemon's per-call deadlines.
  */
-export async function openMigratedPool(url: string): Promise<Sql> {
-  const sql = openPool({ url, max: 1, deadlines: MAINTENANCE_DEADLINES });
+export async function openMigratedPool(url: string, schema?: Schema): Promise<Sql> {
+  const sql = openPool({ url, max: 1, deadlines: MAINTENANCE_DEADLINES, schema });
   try {
     await migratePostgres(sql);
   } catch (error) {

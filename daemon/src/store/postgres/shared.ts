@@ -32,7 +32,8 @@ export async function startSharedState(sql: Sql): Promise<SharedState> {
   return {
     events,
     toolCallLimit: (perMinute) => new PostgresRateLimiter(sql, { perMinute, namespace: 'tools' }),
-    sessions: new PostgresSessions(sql),
+    // The web sign-in sessions are the daemon's, not a project's: they live beside the catalog (the public schema).
+    sessions: new PostgresSessions(sql.scoped(undefined)),
     waiting,
     async close() {
       // Its rows would expire within EXPIRE_MS anyway: a stalled database does not hold the shutdown for long.

@@ -90,7 +90,7 @@ export function postgresOutbox(sql: Sql): WebhookOutbox {
     watchOutsideWrites(wake) {
       // Also on each (re)connect of the listening connection: a NOTIFY sent while it was down is lost. Without a
       // listener the worker's slow catch-up look still finds the row.
-      const listening = sql.listen(WEBHOOKS_CHANNEL, wake, wake).catch(() => undefined);
+      const listening = sql.listen(sql.channel(WEBHOOKS_CHANNEL), wake, wake).catch(() => undefined);
       return () => void listening.then((handle) => handle?.unlisten());
     },
   };
@@ -125,7 +125,7 @@ export function postgresWebhookAdmin(sql: Sql, close: () => Promise<void>): Webh
       const count = await sql.begin(async (tx) => {
         const rows = await tx`INSERT INTO webhook_deliveries (id, webhook_id, event, facts, next_attempt_at, created_at)
           SELECT ${event.id} || '_' || id, id, ${event.type}, ${JSON.stringify(event)}, ${event.at}, ${event.at} FROM webhooks WHERE id = ${webhookId}`;
-        if (rows.count > 0) await tx`SELECT pg_notify(${WEBHOOKS_CHANNEL}, '')`;
+        if (rows.count > 0) await tx`SELECT pg_notify(${sql.channel(WEBHOOKS_CHANNEL)}, '')`;
         return rows.count;
       });
       if (count === 0) throw new Error(`no webhook has the id ${webhookId}; \`roundtable webhooks list\` shows them`);
