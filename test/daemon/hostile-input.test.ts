@@ -199,7 +199,7 @@ describe.skipIf(PG_SKIP_REASON)(`the agents table (PostgreSQL only: SQLite has n
     }
     const run = await runCli(['run'], daemonEnv(dir, { ROUNDTABLE_DATABASE_URL: databaseUrl }));
     expect(run.code).toBe(1);
-    expect(run.stderr).toMatch(/the agents table: agents\[1\] \("w1"\) skills\.1: /);
+    expect(run.stderr).toMatch(/the agents table: projects\[0\] \("default"\) agents\[1\] \("w1"\) skills\.1: /);
     expect(run.stderr).toMatch(RULE);
     expect(run.stderr).not.toContain('Ignore previous');
   });
