@@ -60,10 +60,11 @@ async function projectsCommand(config: Config, { command, args, values }: Invoca
       case 'projects remove': {
         const removal = await removeProjectWithFiles(config, target, slug!, values['force'] === true);
         const lines = [
-          ...(removal.backup ? [`Backup of ${slug} written and checked: ${removal.backup}`] : []),
+          ...(removal.backup ? [`Backup of ${slug} written and checked: ${removal.backup}${config.databaseUrl ? ' (`roundtable projects import` reads it back)' : ''}`] : []),
           `Removed project ${slug}${removal.tasks ? ` with its ${removal.tasks} task(s)` : ''}; ${applies(config)}, and its URLs answer 403 from then on.`,
           ...(removal.grantsRemoved.length ? [`Grants removed with it: ${removal.grantsRemoved.join(', ')}.`] : []),
           ...(removal.folderRemoved ? [`Deleted its folder ${removal.folderRemoved}.`] : []),
+          ...(removal.schemaDropped ? [`Dropped its schema ${removal.schemaDropped} with every table of its board.`] : []),
           ...(removal.folderLeft ? [`Its folder ${removal.folderLeft} is still held by a running daemon; delete it once that daemon has closed the project.`] : []),
         ];
         process.stdout.write(`${lines.join('\n')}\n`);
