@@ -1,6 +1,6 @@
 // `projects export` then `projects import` into another daemon: the project's tasks, history, messages and agents are
-// equal there, its tokens work there, its change cursor continues; every refusal writes nothing (issue 33). SQLite only:
-// a PostgreSQL board refuses both commands until projects beside `default` are served there (docs/DECISIONS.md).
+// equal there, its tokens work there, its change cursor continues; every refusal writes nothing (issue 33). The
+// refusals and the snapshot under writes on SQLite; the moves between SQLite and PostgreSQL at the end.
 import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,6 +9,7 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, daemonEnv, DEFAULT_AGENTS, runCli, startBoard, token, type TestBoard } from '../helpers/board.js';
 import { eventually } from '../helpers/eventually.js';
+import { PG_SKIP_REASON } from '../helpers/postgres.js';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
@@ -292,20 +293,110 @@ describe('projects export and import (SQLite)', () => {
   });
 });
 
-// PostgreSQL serves no project beside `default` yet (a schema per project is being built), so both commands refuse
-// there before they connect, read or write: no cluster is needed to hold them to that.
-describe('projects export and import on a PostgreSQL board', () => {
-  it('both refuse, naming the store and what to do, and write nothing', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'roundtable-transfer-pg-'));
-    const env = daemonEnv(dir, { ROUNDTABLE_DATABASE_URL: 'postgres://roundtable@127.0.0.1:1/board' });
-    const out = join(dir, 'web.rtexport');
-    const exported = await runCli(['projects', 'export', 'web', out], env);
-    expect(exported.code).toBe(1);
-    expect(exported.stderr).toContain('projects export works on a SQLite board only for now; this board is on PostgreSQL (ROUNDTABLE_DATABASE_URL). Export from a SQLite daemon');
-    expect(exported.stderr).not.toContain('127.0.0.1:1');
-    const imported = await runCli(['projects', 'import', out], env);
-    expect(imported.code).toBe(1);
-    expect(imported.stderr).toContain('projects import works on a SQLite board only for now');
-    expect(readdirSync(dir)).toEqual([]);
+// Across the stores: the export file is one format, so a project moves from a SQLite daemon to a PostgreSQL one (its
+// schema filled by copy-board.ts) and back (its schema copied into a SQLite file), history, tokens and cursors intact.
+describe.skipIf(PG_SKIP_REASON)(`projects export and import between SQLite and PostgreSQL${PG_SKIP_REASON ? ` (skipped: ${PG_SKIP_REASON})` : ''}`, () => {
+  const web: Record<string, string> = Object.fromEntries(WEB_AGENTS.map((agent) => [agent.name, token()]));
+  const defaults: Record<string, string> = Object.fromEntries(DEFAULT_AGENTS.map((agent) => [agent.name, token()]));
+  const work = mkdtempSync(join(tmpdir(), 'roundtable-transfer-pg-'));
+  const boards: TestBoard[] = [];
+  let sqlite: TestBoard;
+  let postgres: TestBoard;
+  let cursor: string;
+
+  const envOf = (board: TestBoard) => daemonEnv(board.dir, board.databaseUrl ? { ROUNDTABLE_DATABASE_URL: board.databaseUrl } : {});
+  /** The agents of web as `agents list` prints them (name, role, skills). */
+  const agentsOf = async (board: TestBoard) => {
+    const run = await runCli(['agents', 'list', '--project', 'web'], envOf(board));
+    expect(run.code, run.stderr).toBe(0);
+    return run.stdout;
+  };
+  /** Every task of web on `board`, whole (history and messages), as wlead reads it. */
+  const tasksOn = async (board: TestBoard, count: number) => {
+    const tasks: unknown[] = [];
+    for (let id = 1; id <= count; id++) {
+      const answer = await projectApi(board, 'web', web['wlead']!, 'get_task', { task_id: id, history_limit: 100, messages_limit: 100 });
+      expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+      tasks.push(answer.body);
+    }
+    return tasks;
+  };
+
+  beforeAll(async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'roundtable-test-'));
+    const catalog = {
+      projects: [
+        { slug: 'default', mode: 'role', agents: DEFAULT_AGENTS.map((x) => ({ name: x.name, role: x.role, skills: x.skills ?? [], token_sha256: sha256(defaults[x.name]!) })) },
+        { slug: 'web', title: 'Web app', mode: 'role', agents: WEB_AGENTS.map(({ plaintext: _plain, ...x }) => ({ ...x, token_sha256: sha256(web[x.name]!) })) },
+      ],
+      people: [],
+    };
+    writeFileSync(join(dir, 'agents.json'), JSON.stringify(catalog), { mode: 0o600 });
+    sqlite = await startBoard({ dir, tokens: { ...defaults, ...web } });
+    boards.push(sqlite);
+    const done = (await api(sqlite, 'wlead', 'create_task', { title: 'ship the header', required_skills: ['js'] })).body.task.id as number;
+    const held = (await api(sqlite, 'wlead', 'create_task', { title: 'test the footer' })).body.task.id as number;
+    const open = (await api(sqlite, 'wlead', 'create_task', { title: 'later' })).body.task.id as number;
+    const claim = (await api(sqlite, 'wdev', 'claim_task', { task_id: done })).body.task;
+    expect((await api(sqlite, 'wdev', 'post_message', { task_id: done, kind: 'progress', text: 'halfway', claim_id: claim.claim_id })).status).toBe(200);
+    expect((await api(sqlite, 'wdev', 'submit_result', { task_id: done, result: 'header shipped' })).status).toBe(200);
+    expect((await api(sqlite, 'wlead', 'review_task', { task_id: done, verdict: 'approve' })).status).toBe(200);
+    expect((await api(sqlite, 'wqa', 'claim_task', { task_id: held })).status).toBe(200);
+    expect((await api(sqlite, 'wlead', 'post_message', { task_id: open, kind: 'note', text: 'no rush' })).status).toBe(200);
+    cursor = (await api(sqlite, 'wdev', 'wait_for_activity', { timeout_s: 0 })).body.cursor as string;
+    postgres = await startBoard({ store: 'postgres', tokens: defaults });
+    boards.push(postgres);
+  });
+
+  afterAll(async () => {
+    await Promise.all(boards.map((board) => board.stop()));
+  });
+
+  it('SQLite to PostgreSQL: tasks, history and agents equal, the tokens work, a cursor taken on SQLite goes on', async () => {
+    const file = join(work, 'web-from-sqlite.rtexport');
+    const exported = await runCli(['projects', 'export', 'web', file], envOf(sqlite));
+    expect(exported.code, exported.stderr).toBe(0);
+    const imported = await runCli(['projects', 'import', file], envOf(postgres));
+    expect(imported.code, imported.stderr).toBe(0);
+    expect(imported.stdout).toContain('Imported project web: 3 task(s) with their history, 3 agent(s) whose tokens work here.');
+    // Compared before the claim's holder calls: its calls renew its lease.
+    await eventually("wlead's token to open /p/web on PostgreSQL", async () => (await projectApi(postgres, 'web', web['wlead']!, 'whoami')).body.name === 'wlead');
+    expect(await tasksOn(postgres, 3)).toEqual(await tasksOn(sqlite, 3));
+    expect(await agentsOf(postgres)).toEqual(await agentsOf(sqlite));
+    for (const name of Object.keys(web)) {
+      expect((await projectApi(postgres, 'web', web[name]!, 'whoami')).body.name).toBe(name);
+      expect((await projectApi(postgres, 'default', web[name]!, 'whoami')).status).toBe(403);
+    }
+    const created = (await projectApi(postgres, 'web', web['wlead']!, 'create_task', { title: 'after the move' })).body.task.id as number;
+    expect(created).toBe(4);
+    const waited = await projectApi(postgres, 'web', web['wdev']!, 'wait_for_activity', { timeout_s: 5, since: cursor });
+    expect(waited.status, JSON.stringify(waited.body)).toBe(200);
+    expect(waited.body.changes).toContain(`task:${created}:created`);
+    // Nothing before the cursor is named again.
+    expect(waited.body.changes.filter((change: string) => /^task:[123]:/.test(change))).toEqual([]);
+  });
+
+  it('PostgreSQL to SQLite: the schema copied into an export file; equal on a SQLite daemon, tokens and cursor working', async () => {
+    const since = (await projectApi(postgres, 'web', web['wdev']!, 'wait_for_activity', { timeout_s: 0 })).body.cursor as string;
+    const file = join(work, 'web-from-postgres.rtexport');
+    const exported = await runCli(['projects', 'export', 'web', file], envOf(postgres));
+    expect(exported.code, exported.stderr).toBe(0);
+    expect(exported.stdout).toMatch(/^Exported project web to .*\(\d+ bytes, mode 600\): 4 task\(s\) with their history, 3 agent\(s\)/);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(readdirSync(work).sort()).toEqual(['web-from-postgres.rtexport', 'web-from-sqlite.rtexport']);
+    const target = await startBoard({ tokens: defaults });
+    boards.push(target);
+    const imported = await runCli(['projects', 'import', file], envOf(target));
+    expect(imported.code, imported.stderr).toBe(0);
+    await eventually("wlead's token to open /p/web on SQLite", async () => (await projectApi(target, 'web', web['wlead']!, 'whoami')).body.name === 'wlead');
+    expect(await tasksOn(target, 4)).toEqual(await tasksOn(postgres, 4));
+    expect(await agentsOf(target)).toEqual(await agentsOf(postgres));
+    for (const name of Object.keys(web)) expect((await projectApi(target, 'web', web[name]!, 'whoami')).body.name).toBe(name);
+    const created = (await projectApi(target, 'web', web['wlead']!, 'create_task', { title: 'back on SQLite' })).body.task.id as number;
+    expect(created).toBe(5);
+    const waited = await projectApi(target, 'web', web['wdev']!, 'wait_for_activity', { timeout_s: 5, since });
+    expect(waited.status, JSON.stringify(waited.body)).toBe(200);
+    expect(waited.body.changes).toContain(`task:${created}:created`);
+    expect(waited.body.changes.filter((change: string) => /^task:[1234]:/.test(change))).toEqual([]);
   });
 });

@@ -405,36 +405,14 @@ async function runSequence(store: StoreKind, actions: readonly Action[]): Promis
   }
 }
 
-/**
- * On PostgreSQL a project beside `default` needs a schema of its own, which the PostgreSQL helper of issue 33 is
- * adding; until it lands the daemon refuses to start with two projects there. Say so and skip, unless CI requires
- * PostgreSQL (then it fails, as it should).
- */
-async function pendingOnThisStore(kind: StoreKind): Promise<string | undefined> {
-  if (kind.name !== 'postgres') return undefined;
-  try {
-    const probe = await startProjectsBoard({ store: kind, projects: PROJECTS, people: PEOPLE });
-    await probe.stop();
-    return undefined;
-  } catch (error) {
-    // Either refusal the core has until then: the agents table (the catalog) or the store (a schema per project).
-    const pending = /not yet (served|kept) on PostgreSQL/.test(String(error));
-    if (!pending || process.env['ROUNDTABLE_REQUIRE_POSTGRES'] === '1') throw error;
-    return 'projects beside default are not yet served on PostgreSQL (a schema per project is being added); this case runs once they are';
-  }
-}
-
 let store: StoreKind;
-let pending: string | undefined;
 
 describeEachStore((kind) => {
-  beforeAll(async () => {
+  beforeAll(() => {
     store = kind;
-    pending = await pendingOnThisStore(kind);
-  }, 60_000);
+  });
 
-  it('random sequences of every tool by callers of two projects, tokens swapped between URLs, touch only the project they hold', { timeout: 240_000 }, async (ctx) => {
-    if (pending) ctx.skip(pending);
+  it('random sequences of every tool by callers of two projects, tokens swapped between URLs, touch only the project they hold', { timeout: 240_000 }, async () => {
     const started = Date.now();
     await fc.assert(
       fc.asyncProperty(fc.array(action, { minLength: MIN_ACTIONS, maxLength: MAX_ACTIONS }), async (actions) => {
@@ -451,9 +429,8 @@ describeEachStore((kind) => {
       await Promise.all(boards.splice(0).map((b) => b.stop()));
     });
 
-    it('a person granted two projects but not default is refused on /mcp and /api, told to name the project; one granted only B is served B', async (ctx) => {
-      if (pending) ctx.skip(pending);
-      const board = await startProjectsBoard({ store, projects: PROJECTS, people: PEOPLE });
+    it('a person granted two projects but not default is refused on /mcp and /api, told to name the project; one granted only B is served B', async () => {
+        const board = await startProjectsBoard({ store, projects: PROJECTS, people: PEOPLE });
       boards.push(board);
       // pat holds A and B, not default: the unprefixed URL cannot guess which.
       const refused = await api(board, 'pat', 'whoami');
@@ -475,9 +452,8 @@ describeEachStore((kind) => {
       expect(await allTasks(board, 'd-lead')).toEqual([]);
     });
 
-    it('a project that does not exist is refused as one the caller holds no role in: the same 403, the same words; so is a signed-in page', async (ctx) => {
-      if (pending) ctx.skip(pending);
-      const board = await startProjectsBoard({ store, projects: PROJECTS, people: PEOPLE });
+    it('a project that does not exist is refused as one the caller holds no role in: the same 403, the same words; so is a signed-in page', async () => {
+        const board = await startProjectsBoard({ store, projects: PROJECTS, people: PEOPLE });
       boards.push(board);
       const elsewhere = await api(board.at(B), 'a-w1', 'list_tasks');
       const nowhere = await api(board.at('no-such-project'), 'a-w1', 'list_tasks');

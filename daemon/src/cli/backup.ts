@@ -12,15 +12,15 @@ const POSTGRES_BACKUPS =
   "the board is on PostgreSQL (ROUNDTABLE_DATABASE_URL): back it up and restore it with PostgreSQL's own tools, e.g. `pg_dump --format=custom --file=board.dump DBNAME` and `pg_restore`, or base backups with WAL archiving (docs/DEPLOY.md)";
 
 /** The project's database and backup folder (`default`: the board's own), once the catalog is known to hold it. */
-function filesOf(config: Config, values: Invocation['values']): ProjectFiles {
+async function filesOf(config: Config, values: Invocation['values']): Promise<ProjectFiles> {
   const project = projectOption(values);
-  requireProject(config, project);
+  await requireProject(config, project);
   return projectFiles(config, project);
 }
 
 async function backupCommand(config: Config, values: Invocation['values']): Promise<void> {
   if (config.databaseUrl) throw new BackupError(POSTGRES_BACKUPS);
-  const files = filesOf(config, values);
+  const files = await filesOf(config, values);
   if (values['list'] === true) {
     for (const name of listBackups(files.backup.dir)) process.stdout.write(`${name}\n`);
     return;
@@ -31,9 +31,9 @@ async function backupCommand(config: Config, values: Invocation['values']): Prom
   process.stdout.write(`Backup written and checked: ${outcome.file} (${outcome.bytes} bytes)${outcome.pruned.length ? `; pruned ${outcome.pruned.length} old` : ''}\n`);
 }
 
-function restoreCommand(config: Config, file: string, values: Invocation['values']): void {
+async function restoreCommand(config: Config, file: string, values: Invocation['values']): Promise<void> {
   if (config.databaseUrl) throw new BackupError(POSTGRES_BACKUPS);
-  const { dbPath, backup } = filesOf(config, values);
+  const { dbPath, backup } = await filesOf(config, values);
   const { restored, keptAside } = restoreBackup(file, { dbPath, backupDir: backup.dir });
   process.stdout.write(`Restored ${dbPath} from ${escapeControls(restored)}.${keptAside ? ` The previous database is kept as ${keptAside}.` : ''}\n`);
 }

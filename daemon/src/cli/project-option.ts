@@ -21,9 +21,16 @@ export function projectMisuse(values: Invocation['values']): string | undefined 
  * Refuses a project the catalog does not hold, before any of its files is made (a slip in --project would otherwise
  * leave a stray database behind). `default` is always there.
  */
-export function requireProject(config: Config, slug: string): void {
+export async function requireProject(config: Config, slug: string): Promise<void> {
   if (slug === DEFAULT_PROJECT) return;
-  if (config.databaseUrl) throw new AgentsFileError(`--project ${quoted(slug)}: a PostgreSQL board serves only the project "default" for now`);
+  if (config.databaseUrl) {
+    // On PostgreSQL the catalog is the agents table (its project's board a schema of its own, made when first opened).
+    const { readAgentsTable } = await import('../agents/table.js');
+    if (!(await readAgentsTable(config.databaseUrl))?.project(slug)) {
+      throw new AgentsFileError(`--project ${quoted(slug)}: no project is called that in the board's agents table; \`roundtable projects list\` shows the slugs`);
+    }
+    return;
+  }
   if (!loadCatalog(config.agentsConfigPath).project(slug)) {
     throw new AgentsFileError(`--project ${quoted(slug)}: no project is called that in ${config.agentsConfigPath}; \`roundtable projects list\` shows the slugs`);
   }

@@ -1,7 +1,8 @@
 // `roundtable projects remove SLUG`: refused while the project has tasks unless --force, which first writes a checked
-// backup of its database; then the catalog entry goes (a running daemon closes the project by itself), then its folder.
-import { existsSync, rmSync } from 'node:fs';
-import { dirname } from 'node:path';
+// backup of its database; then the catalog entry goes (a running daemon closes the project by itself), then its folder
+// (on PostgreSQL: its schema).
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DEFAULT_PROJECT, TASK_STATUSES } from 'roundtable-shared';
 import { DEFAULT_STAYS, readCatalogFile, removeProject } from '../agents/catalog-editing.js';
@@ -13,6 +14,8 @@ import { daemonUsing } from '../runtime/db-lock.js';
 import { quoted } from '../runtime/terminal-text.js';
 import { backupDatabaseFile, BackupError } from '../store/backup.js';
 import { readTaskCounts } from '../store/sqlite/task-counts.js';
+import { exportedEntry } from '../agents/project-entry.js';
+import { exportProject } from './project-transfer.js';
 
 /** How long a running daemon gets to close the project (it rereads agents.json within a second or two) before its folder goes. */
 const LET_GO_MS = 20_000;
@@ -25,6 +28,8 @@ export interface Removal {
   /** The folder removed; undefined when a daemon still held it (it is then named in `folderLeft`). */
   readonly folderRemoved: string | undefined;
   readonly folderLeft: string | undefined;
+  /** On PostgreSQL: the schema dropped with the project's board. */
+  readonly schemaDropped?: string | undefined;
 }
 
 function taskTotal(dbPath: string, slug: string): number {
@@ -42,17 +47,57 @@ async function daemonLetGo(dbPath: string): Promise<boolean> {
   return true;
 }
 
-export async function removeProjectWithFiles(config: Config, target: AgentsTarget, slug: string, force: boolean): Promise<Removal> {
-  if (slug === DEFAULT_PROJECT) throw new AgentsFileError(DEFAULT_STAYS);
-  if (config.databaseUrl) throw new AgentsFileError('projects remove is not yet available on a PostgreSQL board (its projects come with the PostgreSQL catalog). Nothing removed');
-  projectIn(await readCatalogFile(target), slug, target.where);
-  const files = projectFiles(config, slug);
-  const tasks = taskTotal(files.dbPath, slug);
+/** Refuses a removal without --force while the project has tasks; `tasks` counted by the caller in its store. */
+function refuseWithTasks(slug: string, tasks: number, force: boolean): void {
   if (tasks > 0 && !force) {
     throw new AgentsFileError(
       `project ${quoted(slug)} has ${tasks} task(s); nothing removed. \`roundtable projects remove ${slug} --force\` writes a backup of it first, then removes it`,
     );
   }
+}
+
+/** A name for the backup `--force` writes on PostgreSQL: the project and the time, UTC, to the second. */
+export function removalBackupName(slug: string, now: Date): string {
+  return `${slug}-removed-${now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}.export.db`;
+}
+
+/**
+ * On PostgreSQL: the project's board is its schema. --force first writes its export file (`projects import` reads it
+ * back) into the project's backup folder; then the catalog entry and its grants go (every daemon closes the project
+ * within a second), then the schema with every table of the board.
+ */
+async function removePostgresProject(config: Config, url: string, target: AgentsTarget, slug: string, force: boolean): Promise<Removal> {
+  const { readProjectTaskCounts } = await import('../store/postgres/task-counts.js');
+  const counts = (await readProjectTaskCounts(url, [slug])).get(slug)!;
+  const tasks = TASK_STATUSES.reduce((n, s) => n + counts[s], 0);
+  refuseWithTasks(slug, tasks, force);
+  let backup: string | undefined;
+  if (force) {
+    const dir = projectFiles(config, slug).backup.dir;
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    backup = join(dir, removalBackupName(slug, new Date()));
+    const entry = await exportedEntry(target, slug);
+    await exportProject(config, { slug, file: backup, entryJson: JSON.stringify(entry) });
+  }
+  const grantsRemoved = await removeProject(target, slug);
+  const { dropProjectSchema, schemaOf } = await import('../store/postgres/project-schema.js');
+  const { openPool } = await import('../store/postgres/connection.js');
+  const sql = openPool({ url, max: 1 });
+  try {
+    await dropProjectSchema(sql, slug);
+  } finally {
+    await sql.end({ timeout: 5 });
+  }
+  return { backup, tasks, grantsRemoved, folderRemoved: undefined, folderLeft: undefined, schemaDropped: schemaOf(slug) };
+}
+
+export async function removeProjectWithFiles(config: Config, target: AgentsTarget, slug: string, force: boolean): Promise<Removal> {
+  if (slug === DEFAULT_PROJECT) throw new AgentsFileError(DEFAULT_STAYS);
+  projectIn(await readCatalogFile(target), slug, target.where);
+  if (config.databaseUrl) return removePostgresProject(config, config.databaseUrl, target, slug, force);
+  const files = projectFiles(config, slug);
+  const tasks = taskTotal(files.dbPath, slug);
+  refuseWithTasks(slug, tasks, force);
   let backup: string | undefined;
   if (force && existsSync(files.dbPath)) {
     const outcome = await backupDatabaseFile(files.dbPath, files.backup);

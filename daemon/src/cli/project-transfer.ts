@@ -1,34 +1,30 @@
 // `roundtable projects export SLUG FILE` and `projects import FILE [--as SLUG]`: one project moved to another daemon with
 // its history, as one SQLite file (docs/DECISIONS.md, issue 33: export and import of a project).
 import { PROJECT_SLUG_PATTERN, PROJECT_SLUG_RULE, projectPrefix } from 'roundtable-shared';
-import { agentsFileTarget } from '../agents/editing.js';
-import { addImportedProject, exportedEntry, parseEntry } from '../agents/project-entry.js';
+import { addImportedProject, exportedEntry, parseEntry, type ProjectEntry } from '../agents/project-entry.js';
 import { projectFiles } from '../process/project-files.js';
 import type { Config } from '../runtime/config.js';
 import { escapeControls, quoted } from '../runtime/terminal-text.js';
 import { installExportFile, ProjectTransferError, readExportFile, writeExportFile } from '../store/project-export.js';
+import { agentsTarget } from './agents.js';
 import type { Command } from './command.js';
 
-/**
- * On PostgreSQL a project other than `default` is not served yet (a schema per project is being built), so a project's
- * board can be neither read out to a file nor copied in; refused before anything is read or written.
- * What remains: export = the project's schema copied into a SQLite file (the reverse of store/postgres/copy-board.ts,
- * event_log and event_log_state included), import = copy-board.ts into the project's schema, then the same catalog edit.
- */
-function refuseOnPostgres(config: Config, what: 'export' | 'import'): void {
-  if (!config.databaseUrl) return;
-  throw new ProjectTransferError(
-    `projects ${what} works on a SQLite board only for now; this board is on PostgreSQL (ROUNDTABLE_DATABASE_URL). ${
-      what === 'export' ? 'Export from a SQLite daemon' : 'Import into a SQLite daemon'
-    }, or move the whole board with pg_dump (docs/DEPLOY.md)`,
-  );
+/** The project's board written to `file`: its SQLite file's snapshot, or on PostgreSQL its schema copied into one. */
+export async function exportProject(config: Config, options: { slug: string; file: string; entryJson: string }): Promise<{ tasks: number; bytes: number }> {
+  if (!config.databaseUrl) return writeExportFile({ dbPath: projectFiles(config, options.slug).dbPath, file: options.file, entryJson: options.entryJson });
+  const { writePostgresExport } = await import('../store/postgres/project-transfer.js');
+  return writePostgresExport({ url: config.databaseUrl, ...options });
 }
 
 async function exportCommand(config: Config, slug: string, file: string): Promise<void> {
-  refuseOnPostgres(config, 'export');
-  const target = agentsFileTarget(config.agentsConfigPath);
-  const entry = await exportedEntry(target, slug);
-  const { tasks, bytes } = await writeExportFile({ dbPath: projectFiles(config, slug).dbPath, file, entryJson: JSON.stringify(entry) });
+  const target = await agentsTarget(config);
+  let entry: ProjectEntry;
+  try {
+    entry = await exportedEntry(target, slug);
+  } finally {
+    await target.close();
+  }
+  const { tasks, bytes } = await exportProject(config, { slug, file, entryJson: JSON.stringify(entry) });
   process.stdout.write(
     `Exported project ${slug} to ${escapeControls(file)} (${bytes} bytes, mode 600): ${tasks} task(s) with their history, ${entry.agents.length} agent(s) with token hashes. ` +
       'Not carried: people (grant them on the other daemon) and webhooks (add them again there; their secrets stay here). ' +
@@ -36,24 +32,34 @@ async function exportCommand(config: Config, slug: string, file: string): Promis
   );
 }
 
+/** The export's board installed as project `slug`'s: its SQLite file, or on PostgreSQL its schema. */
+async function installProject(config: Config, file: string, slug: string): Promise<{ undo(): void | Promise<void> }> {
+  if (!config.databaseUrl) return installExportFile({ file, dbPath: projectFiles(config, slug).dbPath });
+  const { installPostgresExport } = await import('../store/postgres/project-transfer.js');
+  return installPostgresExport({ url: config.databaseUrl, slug, file });
+}
+
 async function importCommand(config: Config, file: string, as: string | undefined): Promise<void> {
-  refuseOnPostgres(config, 'import');
   const read = readExportFile(file);
   const entry = parseEntry(read.entryJson, file);
   const slug = as ?? entry.slug;
-  const target = agentsFileTarget(config.agentsConfigPath);
-  // Every refusal the catalog would give comes before the board is copied, so a refused import writes nothing.
-  await addImportedProject(target, entry, slug, { dryRun: true });
-  const installed = await installExportFile({ file, dbPath: projectFiles(config, slug).dbPath });
+  const target = await agentsTarget(config);
   try {
-    await addImportedProject(target, entry, slug);
-  } catch (error) {
-    installed.undo();
-    throw error;
+    // Every refusal the catalog would give comes before the board is copied, so a refused import writes nothing.
+    await addImportedProject(target, entry, slug, { dryRun: true });
+    const installed = await installProject(config, file, slug);
+    try {
+      await addImportedProject(target, entry, slug);
+    } catch (error) {
+      await installed.undo();
+      throw error;
+    }
+  } finally {
+    await target.close();
   }
   process.stdout.write(
     `Imported project ${slug}${slug === entry.slug ? '' : ` (exported as ${entry.slug})`}: ${read.tasks} task(s) with their history, ${entry.agents.length} agent(s) whose tokens work here. ` +
-      `A running daemon serves it within seconds at ${projectPrefix(slug)}/. People were not carried: grant them here with \`roundtable people grant NAME ${slug} --role owner|observer\`; webhooks were not carried either.\n`,
+      `${config.databaseUrl ? 'Every daemon on the board serves it within a second' : 'A running daemon serves it within seconds'} at ${projectPrefix(slug)}/. People were not carried: grant them here with \`roundtable people grant NAME ${slug} --role owner|observer\`; webhooks were not carried either.\n`,
   );
 }
 

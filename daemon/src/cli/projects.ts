@@ -24,9 +24,12 @@ async function projectsCommand(config: Config, { command, args, values }: Invoca
     switch (command) {
       case 'projects list': {
         const file = await readCatalogFile(target);
-        // The counts come from each project's SQLite file; a PostgreSQL board's are not read here.
+        // The counts come from each project's SQLite file, or on PostgreSQL from each project's schema.
+        const pgCounts = config.databaseUrl
+          ? await (await import('../store/postgres/task-counts.js')).readProjectTaskCounts(config.databaseUrl, file.projects.map((p) => p.slug))
+          : undefined;
         const rows = file.projects.map((p) => {
-          const counts = config.databaseUrl ? undefined : readTaskCounts(projectFiles(config, p.slug).dbPath);
+          const counts = pgCounts ? pgCounts.get(p.slug) : readTaskCounts(projectFiles(config, p.slug).dbPath);
           const open = counts && UNFINISHED.reduce((n, s) => n + counts[s], 0);
           return { slug: p.slug, title: p.title ?? null, mode: p.mode, agents: p.agents.length, open_tasks: open ?? null };
         });
@@ -35,11 +38,7 @@ async function projectsCommand(config: Config, { command, args, values }: Invoca
         process.stdout.write(tableText([['SLUG', 'MODE', 'AGENTS', 'OPEN', 'TITLE'], ...cells], { widths: [16, 5, 6, 6], gap: ' ' }));
         const unread = rows.filter((r) => r.open_tasks === null).map((r) => r.slug);
         if (unread.length) {
-          process.stdout.write(
-            config.databaseUrl
-              ? 'OPEN (tasks not done or cancelled) is not counted here on a PostgreSQL board; the page and /status show it.\n'
-              : `OPEN is "?" where the project's database cannot be read by this user (${unread.join(', ')}); run as the daemon's user.\n`,
-          );
+          process.stdout.write(`OPEN is "?" where the project's database cannot be read by this user (${unread.join(', ')}); run as the daemon's user.\n`);
         }
         return;
       }
@@ -61,10 +60,11 @@ async function projectsCommand(config: Config, { command, args, values }: Invoca
       case 'projects remove': {
         const removal = await removeProjectWithFiles(config, target, slug!, values['force'] === true);
         const lines = [
-          ...(removal.backup ? [`Backup of ${slug} written and checked: ${removal.backup}`] : []),
+          ...(removal.backup ? [`Backup of ${slug} written and checked: ${removal.backup}${config.databaseUrl ? ' (`roundtable projects import` reads it back)' : ''}`] : []),
           `Removed project ${slug}${removal.tasks ? ` with its ${removal.tasks} task(s)` : ''}; ${applies(config)}, and its URLs answer 403 from then on.`,
           ...(removal.grantsRemoved.length ? [`Grants removed with it: ${removal.grantsRemoved.join(', ')}.`] : []),
           ...(removal.folderRemoved ? [`Deleted its folder ${removal.folderRemoved}.`] : []),
+          ...(removal.schemaDropped ? [`Dropped its schema ${removal.schemaDropped} with every table of its board.`] : []),
           ...(removal.folderLeft ? [`Its folder ${removal.folderLeft} is still held by a running daemon; delete it once that daemon has closed the project.`] : []),
         ];
         process.stdout.write(`${lines.join('\n')}\n`);

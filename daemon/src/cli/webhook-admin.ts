@@ -119,15 +119,20 @@ async function openSqliteAdmin(config: Config, project: string): Promise<Webhook
   };
 }
 
-async function openPostgresAdmin(url: string): Promise<WebhookAdmin> {
-  const [{ openMigratedPool }, { postgresWebhookAdmin }] = await Promise.all([import('../store/postgres/migrate.js'), import('../store/postgres/webhooks.js')]);
-  const sql = await openMigratedPool(url);
+/** A project's webhook rows (secrets included) live in its own schema (store/postgres/project-schema.ts). */
+async function openPostgresAdmin(url: string, project: string): Promise<WebhookAdmin> {
+  const [{ openMigratedPool }, { postgresWebhookAdmin }, { schemaOf }] = await Promise.all([
+    import('../store/postgres/migrate.js'),
+    import('../store/postgres/webhooks.js'),
+    import('../store/postgres/project-schema.js'),
+  ]);
+  const sql = await openMigratedPool(url, schemaOf(project));
   return postgresWebhookAdmin(sql, () => sql.end({ timeout: 1 }));
 }
 
 /** The webhooks of one project (`default` unless named); the caller has checked that the catalog holds it. */
 export function openWebhookAdmin(config: Config, project: string = DEFAULT_PROJECT): Promise<WebhookAdmin> {
-  return config.databaseUrl ? openPostgresAdmin(config.databaseUrl) : openSqliteAdmin(config, project);
+  return config.databaseUrl ? openPostgresAdmin(config.databaseUrl, project) : openSqliteAdmin(config, project);
 }
 
 export interface AddOptions {

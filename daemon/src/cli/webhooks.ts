@@ -11,7 +11,7 @@ import { tableText } from './table.js';
 
 async function webhooksCommand(config: Config, { command, args, values }: Invocation): Promise<void> {
   const project = projectOption(values);
-  requireProject(config, project);
+  await requireProject(config, project);
   const admin = await openWebhookAdmin(config, project);
   const json = values['json'] === true;
   const applies = config.databaseUrl ? 'every daemon on the board uses it from its next delivery' : 'a running board uses it from its next delivery';

@@ -43,6 +43,13 @@ function flushToDisk(path: string): void {
   }
 }
 
+/** Refuses an export FILE that exists already or whose folder does not, before anything is read or written. */
+export function checkExportTarget(path: string): void {
+  const file = resolve(path);
+  if (existsSync(file)) throw new ProjectTransferError(`${path} already exists; choose another FILE, or remove that one first`);
+  if (!existsSync(dirname(file))) throw new ProjectTransferError(`${path}: the folder ${dirname(file)} does not exist; create it first`);
+}
+
 /**
  * Writes the export of the board at `dbPath` (a daemon may be serving it: the backup API copies a consistent snapshot)
  * to `file`, mode 600 from its creation, through a temporary name renamed into place. Webhooks are left out: their
@@ -50,8 +57,7 @@ function flushToDisk(path: string): void {
  */
 export async function writeExportFile(options: { dbPath: string; file: string; entryJson: string; now?: Date }): Promise<{ tasks: number; bytes: number }> {
   const file = resolve(options.file);
-  if (existsSync(file)) throw new ProjectTransferError(`${options.file} already exists; choose another FILE, or remove that one first`);
-  if (!existsSync(dirname(file))) throw new ProjectTransferError(`${options.file}: the folder ${dirname(file)} does not exist; create it first`);
+  checkExportTarget(options.file);
   if (!existsSync(options.dbPath)) throw new ProjectTransferError(`the project has no board yet at ${options.dbPath}; start the daemon once so it creates it, then export`);
   const partial = partialBeside(file);
   const source = new Database(options.dbPath, { fileMustExist: true });
