@@ -12,7 +12,7 @@ import type { Command } from './command.js';
 /** The project's board written to `file`: its SQLite file's snapshot, or on PostgreSQL its schema copied into one. */
 export async function exportProject(config: Config, options: { slug: string; file: string; entryJson: string }): Promise<{ tasks: number; bytes: number }> {
   if (!config.databaseUrl) return writeExportFile({ dbPath: projectFiles(config, options.slug).dbPath, file: options.file, entryJson: options.entryJson });
-  const { writePostgresExport } = await import('../store/postgres/project-transfer.js');
+  const { writePostgresExport } = await import('../store/transfer/postgres-project.js');
   return writePostgresExport({ url: config.databaseUrl, ...options });
 }
 
@@ -35,7 +35,7 @@ async function exportCommand(config: Config, slug: string, file: string): Promis
 /** The export's board installed as project `slug`'s: its SQLite file, or on PostgreSQL its schema. */
 async function installProject(config: Config, file: string, slug: string): Promise<{ undo(): void | Promise<void> }> {
   if (!config.databaseUrl) return installExportFile({ file, dbPath: projectFiles(config, slug).dbPath });
-  const { installPostgresExport } = await import('../store/postgres/project-transfer.js');
+  const { installPostgresExport } = await import('../store/transfer/postgres-project.js');
   return installPostgresExport({ url: config.databaseUrl, slug, file });
 }
 

@@ -6,7 +6,7 @@ import { MigrationRefused } from '../migration-refused.js';
 import { MAINTENANCE_DEADLINES, openPool, type Schema } from './connection.js';
 import { migratePostgres } from './migrate.js';
 
-/** Parents before children, so every foreign key finds its row (copy-to-sqlite.ts copies the same tables back). */
+/** Parents before children, so every foreign key finds its row (store/transfer/postgres-to-sqlite.ts copies the same tables back). */
 export const TABLES = [
   'tasks',
   'task_skills',

@@ -1,11 +1,11 @@
 // One project's board on PostgreSQL copied into a fresh SQLite board file (`projects export` and the backup that
-// `projects remove --force` writes): the reverse of copy-board.ts, the same tables, the event log and its key included.
+// `projects remove --force` writes): the reverse of postgres/copy-board.ts, the same tables, the event log and its key included.
 import Database from 'better-sqlite3';
 import { MigrationRefused } from '../migration-refused.js';
 import { createPrivately } from '../sqlite/connection.js';
 import { migrate } from '../sqlite/migrate.js';
-import { BOOLEAN_COLUMNS, TABLES } from './copy-board.js';
-import { quoteIdent, type Sql, type Tx } from './connection.js';
+import { BOOLEAN_COLUMNS, TABLES } from '../postgres/copy-board.js';
+import { quoteIdent, type Sql, type Tx } from '../postgres/connection.js';
 
 const BATCH = 1000;
 

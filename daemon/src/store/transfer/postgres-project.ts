@@ -4,11 +4,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { SqliteStore } from '../sqlite/index.js';
 import { checkExportTarget, installExportFile, ProjectTransferError, writeExportFile } from '../project-export.js';
-import { copyBoard } from './copy-board.js';
-import { copyProjectToSqlite } from './copy-to-sqlite.js';
-import { openMigratedPool } from './migrate.js';
-import { dropProjectSchema, schemaOf } from './project-schema.js';
-import { openPool } from './connection.js';
+import { copyBoard } from '../postgres/copy-board.js';
+import { copyProjectToSqlite } from './postgres-to-sqlite.js';
+import { openMigratedPool } from '../postgres/migrate.js';
+import { dropProjectSchema, schemaOf } from '../postgres/project-schema.js';
+import { openPool } from '../postgres/connection.js';
 
 /** A folder of this user's only (mode 700), beside `near`, for the SQLite board in between; removed by the caller. */
 function scratchBeside(near: string): string {
