@@ -9,6 +9,10 @@ export default defineConfig({
     setupFiles: ['test/helpers/no-leaked-processes.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
+    // expect.poll waits for something live to show (a page update, a webhook, a lease): vitest's default of 1 s
+    // failed a page test in CI on a 2-core machine under load. A poll that succeeds returns at once, so the longer
+    // bound costs time only when a test fails.
+    expect: { poll: { timeout: 10_000 } },
     pool: 'forks',
     // Two, one per core: a third made the run no shorter and broke a latency bound under load (docs/DECISIONS.md, issue 32).
     maxWorkers: 2,
