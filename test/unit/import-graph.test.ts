@@ -19,6 +19,8 @@ const FLOORS: readonly (readonly string[])[] = [
   ['doctor/'],
   // The running daemon: start and stop, the HTTP application composed once, its exposure and its files.
   ['process/'],
+  // The OAuth authorization server and the resource server's token check: over the page's sign-in and the stores.
+  ['oauth/'],
   // The live page and its routes, and the MCP face: both lean on the JSON API's guards and routes.
   ['web/', 'mcp/'],
   // The JSON API the bridge calls, and /status.

@@ -122,6 +122,11 @@ export class AgentDirectory {
     return entry ? publicAgent(entry) : undefined;
   }
 
+  /** The agent's token hash (hex): an OAuth grant is bound to it, so rotating or removing the agent ends the grant. */
+  tokenHashOf(name: string): string | undefined {
+    return this.byName.get(name)?.tokenHash.toString('hex');
+  }
+
   list(): Agent[] {
     return this.entries.map(publicAgent);
   }

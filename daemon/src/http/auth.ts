@@ -1,11 +1,14 @@
 // Bearer-token authentication: the token names the agent; nothing is processed without one.
 import type { Context, MiddlewareHandler } from 'hono';
 import type { Agent, AgentDirectory } from '../agents/directory.js';
+import type { ForwardedEnv } from './request-log.js';
 
 export type AuthVariables = { agent: Agent; requestId: string };
 
 export interface BearerAuthOptions {
   readonly agents: () => AgentDirectory;
+  /** The WWW-Authenticate challenge of a 401 here: on an MCP URL it points OAuth clients at the resource metadata. */
+  readonly challenge?: (c: Context) => string | undefined;
 }
 
 const BEARER = /^Bearer[ ]+([^\s]+)\s*$/i;
@@ -24,17 +27,18 @@ export function bearerTokenOf(header: string | undefined): string | undefined {
 }
 
 /** The 401 for a request whose token is missing, malformed, or valid for no project of this daemon. */
-export function unauthorized(c: Context): Response {
+export function unauthorized(c: Context, challenge = 'Bearer realm="roundtable"'): Response {
   const header = c.req.header('authorization') ?? '';
-  c.header('WWW-Authenticate', 'Bearer realm="roundtable"');
+  c.header('WWW-Authenticate', challenge);
   return c.json({ error: { code: 'unauthorized', message: BEARER.test(header) ? INVALID : header.trim() === '' ? MISSING : MALFORMED } }, 401);
 }
 
 export function bearerAuth(options: BearerAuthOptions): MiddlewareHandler<{ Variables: AuthVariables }> {
   return async function bearerAuth(c, next) {
     const token = bearerTokenOf(c.req.header('authorization'));
-    const agent = token !== undefined ? options.agents().findByToken(token) : undefined;
-    if (!agent) return unauthorized(c);
+    // An OAuth access token was resolved by the router, in this project's store (oauth/resource.ts).
+    const agent = token !== undefined ? (options.agents().findByToken(token) ?? (c.env as ForwardedEnv | undefined)?.oauthAgent) : undefined;
+    if (!agent) return unauthorized(c, options.challenge?.(c));
     c.set('agent', agent);
     return next();
   };

@@ -32,6 +32,8 @@ export interface ForwardedEnv {
   readonly requestId?: string;
   /** Told who the project's app found the caller to be, for the router's request line. */
   readonly tell?: (agent: Agent | undefined) => void;
+  /** The agent an OAuth access token was granted as, which the router has checked against the project's store. */
+  readonly oauthAgent?: Agent | undefined;
 }
 
 /** In a project's app: takes the router's request id, and tells the router who called once the app has answered. */

@@ -13,6 +13,7 @@ import { hostGuard } from '../http/host-guard.js';
 import { onError } from '../http/on-error.js';
 import { forwardedRequest } from '../http/request-log.js';
 import { mcpRoutes } from '../mcp/face.js';
+import { bearerChallenge, mcpBaseOf } from '../oauth/urls.js';
 import { RateLimiter } from '../runtime/rate-limit.js';
 import { statusRoutes } from '../http/status.js';
 import type { BoardStore } from '../store/store.js';
@@ -58,11 +59,19 @@ export function createApp(options: AppOptions): BoardApp {
 
   const guarded = hostGuard({ allowedHosts: config.allowedHosts, refusalStatus: 403, trustProxy: config.trustProxy });
   const auth = bearerAuth({ agents: options.agents });
+  // On /mcp a 401 tells an OAuth client where this project's authorization server is (RFC 9728 section 5.1).
+  const mcpAuth = bearerAuth({
+    agents: options.agents,
+    challenge: (c) => {
+      const base = mcpBaseOf(new URL(c.req.url).pathname);
+      return base && bearerChallenge(c, config, base);
+    },
+  });
   const limit = bodyLimit({ maxSize: MAX_BODY_BYTES });
   const mcpLimit = bodyLimit({ maxSize: MAX_BODY_BYTES, answer: 'json-rpc' });
 
   const protectedApp = new Hono<{ Variables: AuthVariables }>();
-  for (const path of ['/mcp', '/mcp/*']) protectedApp.use(path, guarded, mcpLimit, auth);
+  for (const path of ['/mcp', '/mcp/*']) protectedApp.use(path, guarded, mcpLimit, mcpAuth);
   protectedApp.use('/api/*', guarded, limit, auth);
   protectedApp.route('/mcp', mcpRoutes(options.dispatcher, { allowedHostNames: config.allowedHosts.map((h) => h.name) }));
   protectedApp.route('/api/v1', apiRoutes(options.dispatcher, options.store, options.leases));

@@ -22,6 +22,9 @@ import { PAGE_FILES, staticRoutes } from '../web/static-files.js';
 import { SIGN_IN_ATTEMPTS_PER_MINUTE } from '../web/index.js';
 import type { Projects } from './projects.js';
 import type { ProjectRuntime } from './project.js';
+import type { AccessTokens } from '../oauth/resource.js';
+import { isAccessToken } from '../oauth/resource.js';
+import { bearerChallenge, mcpBaseOf, originOf, resourceOf } from '../oauth/urls.js';
 import { overviewRoutes } from './overview.js';
 
 export interface RouterOptions {
@@ -32,6 +35,9 @@ export interface RouterOptions {
   readonly sessions: SessionStore;
   /** Several daemons on PostgreSQL: sessions are shared, so a sign-out is told to the other daemons. */
   readonly sharedSessions: boolean;
+  /** The authorization server's routes (oauth/routes.ts): discovery, consent, tokens, registration. */
+  readonly oauth: Hono;
+  readonly accessTokens: AccessTokens;
 }
 
 const SLUG_PATH = /^\/p\/([^/]+)(\/.*)?$/;
@@ -47,8 +53,8 @@ function forbidden(c: Context, principal: Principal): Response {
 }
 
 /** Passes the request, as it came, to a project's own app, which reads its path without the /p/SLUG prefix (app.ts). */
-function forward(c: Context<{ Variables: RequestVariables }>, runtime: ProjectRuntime): Response | Promise<Response> {
-  const env: ForwardedEnv = { ...(c.env as object), requestId: c.get('requestId'), tell: (agent) => agent && c.set('agent', agent) };
+function forward(c: Context<{ Variables: RequestVariables }>, runtime: ProjectRuntime, oauthAgent?: Agent): Response | Promise<Response> {
+  const env: ForwardedEnv = { ...(c.env as object), requestId: c.get('requestId'), tell: (agent) => agent && c.set('agent', agent), oauthAgent };
   return runtime.app.fetch(c.req.raw, env);
 }
 
@@ -72,9 +78,26 @@ export function createRouter(options: RouterOptions): Hono<{ Variables: RequestV
   app.onError(onError);
   app.use('*', requestLog());
 
-  const principalOfToken = (c: Context): Principal | undefined => {
+  /**
+   * The caller of a bearer route: an agent's or person's token, or an OAuth access token, which is good only on the MCP
+   * URL it was issued for (the project named, or `default` for the unprefixed /mcp).
+   */
+  const principalOfToken = async (c: Context): Promise<Principal | undefined> => {
     const token = bearerTokenOf(c.req.header('authorization'));
-    return token === undefined ? undefined : catalog().findByToken(token);
+    if (token === undefined) return undefined;
+    if (!isAccessToken(token)) return catalog().findByToken(token);
+    const base = mcpBaseOf(c.req.path);
+    const runtime = base && projects.get(base.slug);
+    if (!base || !runtime) return undefined;
+    return options.accessTokens.principalOf(token, base.slug, resourceOf(originOf(c, config), base), runtime.opened.oauth, catalog());
+  };
+  /** The agent an OAuth token resolved to, handed to the project's app with the request. */
+  const oauthAgentOf = (c: Context, principal: Principal): Agent | undefined =>
+    principal.kind === 'agent' && isAccessToken(bearerTokenOf(c.req.header('authorization')) ?? '') ? catalog().project(principal.project)?.directory.find(principal.name) : undefined;
+  /** A 401 on an MCP URL names where its authorization server is. */
+  const refuse = (c: Context): Response => {
+    const base = mcpBaseOf(c.req.path);
+    return base ? unauthorized(c, bearerChallenge(c, config, base)) : unauthorized(c);
   };
   const principalOfSession = async (c: Context): Promise<Principal | undefined> => {
     const live = await liveSessionOf(c, sessions);
@@ -82,6 +105,14 @@ export function createRouter(options: RouterOptions): Hono<{ Variables: RequestV
     return hash ? catalog().findByTokenHash(hash) : undefined;
   };
   const fallback = () => projects.get('default') ?? projects.all[0];
+
+  // OAuth (issue 34): discovery at the root, and each project's authorization server under /oauth and /p/SLUG/oauth.
+  const signInGuard = hostGuard({ allowedHosts: config.allowedHosts, refusalStatus: 403, trustProxy: config.trustProxy });
+  for (const path of ['/oauth/authorize', '/oauth/sign-in', '/p/:slug/oauth/authorize', '/p/:slug/oauth/sign-in']) {
+    app.post(path, signInGuard, bodyLimit({ maxSize: MAX_SIGN_IN_BODY_BYTES * 2 }));
+  }
+  for (const path of ['/oauth/token', '/oauth/register', '/p/:slug/oauth/token', '/p/:slug/oauth/register']) app.post(path, bodyLimit({ maxSize: MAX_SIGN_IN_BODY_BYTES * 2 }));
+  app.route('/', options.oauth);
 
   // /p/SLUG/...: the project named; its page files are the same for every project (they hold no board data).
   app.all('/p/*', async (c) => {
@@ -92,10 +123,10 @@ export function createRouter(options: RouterOptions): Hono<{ Variables: RequestV
     if (rest === '') return c.redirect(`${projectPrefix(slug)}/`, 308);
     const runtime = projects.get(slug);
     if (isBearerPath(rest)) {
-      const principal = principalOfToken(c);
-      if (!principal) return unauthorized(c);
+      const principal = await principalOfToken(c);
+      if (!principal) return refuse(c);
       if (!runtime || roleIn(catalog(), principal, slug) === undefined) return forbidden(c, principal);
-      return forward(c, runtime);
+      return forward(c, runtime, oauthAgentOf(c, principal));
     }
     if (isSessionPath(rest)) {
       const principal = await principalOfSession(c);
@@ -113,7 +144,7 @@ export function createRouter(options: RouterOptions): Hono<{ Variables: RequestV
   });
 
   // The unprefixed bearer routes: the caller's own project.
-  const ownProject = async (c: Context, principal: Principal | undefined): Promise<Response> => {
+  const ownProject = async (c: Context, principal: Principal | undefined, oauthAgent?: Agent): Promise<Response> => {
     if (!principal) {
       const serving = fallback();
       return serving ? forward(c, serving) : unauthorized(c);
@@ -124,9 +155,14 @@ export function createRouter(options: RouterOptions): Hono<{ Variables: RequestV
       const message = 'this sign-in holds a role in several projects (or none being served): name the project in the URL, /p/SLUG/...; the board page at / lists yours';
       return c.json({ error: { code: 'forbidden', message } }, 403);
     }
-    return forward(c, runtime);
+    return forward(c, runtime, oauthAgent);
   };
-  for (const path of ['/mcp', '/mcp/*', '/api/*']) app.all(path, (c) => ownProject(c, principalOfToken(c)));
+  for (const path of ['/mcp', '/mcp/*', '/api/*']) {
+    app.all(path, async (c) => {
+      const principal = await principalOfToken(c);
+      return ownProject(c, principal, principal && oauthAgentOf(c, principal));
+    });
+  }
   for (const path of ['/view/*', '/events', '/actions/*']) app.all(path, async (c) => ownProject(c, await principalOfSession(c)));
   app.all('/status', (c) => {
     const serving = projects.get('default');

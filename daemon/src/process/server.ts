@@ -16,6 +16,13 @@ import { SessionStore, type TokenResolver } from '../web/sessions.js';
 import { projectFiles } from './project-files.js';
 import type { ProjectRuntime } from './project.js';
 import { Projects } from './projects.js';
+import { addAgent, agentsFileTarget } from '../agents/editing.js';
+import { hashToken } from '../agents/directory.js';
+import { ClientDirectory } from '../oauth/clients.js';
+import { AccessTokens } from '../oauth/resource.js';
+import { oauthRoutes } from '../oauth/routes.js';
+import { RateLimiter } from '../runtime/rate-limit.js';
+import { SIGN_IN_ATTEMPTS_PER_MINUTE } from '../web/index.js';
 import { createRouter, principalAsAgent } from './router.js';
 import type { Config } from '../runtime/config.js';
 import { plainHttpExposure } from './exposure.js';
@@ -138,7 +145,26 @@ export async function startBoard(config: Config): Promise<RunningBoard> {
   if (excluded.length) log.info("added the board's own files to the git repository's info/exclude, so they are never committed", { patterns: excluded.length });
   // A removed or rotated token ends its parked waits at once, with a 401, rather than answering counts later.
   registry.onRevoked((revoked) => projects!.revoke(revoked));
-  const app = createRouter({ config, projects, catalog: registry.catalog, sessions, sharedSessions: catalogPool !== undefined });
+  const running = projects;
+  const oauth = oauthRoutes({
+    config,
+    project: (slug) => {
+      const runtime = running.get(slug);
+      return runtime && { oauth: runtime.opened.oauth, store: runtime.opened.store };
+    },
+    catalog: registry.catalog,
+    sessions,
+    clients: new ClientDirectory(config.oauth.allowLoopback),
+    addAgent: async (slug, name, role) => {
+      const target = catalogPool ? (await import('../agents/table.js')).agentsTableOn(catalogPool.sql) : agentsFileTarget(config.agentsConfigPath);
+      // The token is never shown: the app acts through its grant; `roundtable agents rotate` would give it one.
+      const token = await addAgent(target, { name, role, skills: [], project: slug });
+      await registry.reload('an app was granted access as a new agent');
+      return hashToken(token);
+    },
+    limiter: new RateLimiter({ perMinute: SIGN_IN_ATTEMPTS_PER_MINUTE }),
+  });
+  const app = createRouter({ config, projects, catalog: registry.catalog, sessions, sharedSessions: catalogPool !== undefined, oauth, accessTokens: new AccessTokens() });
 
   const server: ServerType = await new Promise((resolve, reject) => {
     const s = serve(

@@ -127,6 +127,10 @@ const envSchema = z.object({
   ROUNDTABLE_WEBHOOK_RETRY_BASE: duration.default(5_000).pipe(z.number().min(100, 'at least 0.1s')),
   ROUNDTABLE_WEBHOOK_MAX_ATTEMPTS: positiveInt.max(100).default(10),
   // The event log (issue 24): a cursor older than what is kept is refused, so keep more than a waiter may fall behind.
+  ROUNDTABLE_OAUTH_REGISTRATION: flag.default(false),
+  ROUNDTABLE_OAUTH_ALLOW_LOOPBACK: flag.default(false),
+  ROUNDTABLE_OAUTH_ACCESS_TTL: duration.default(3_600_000).pipe(z.number().min(60_000, 'at least 1m').max(86_400_000, 'at most 24h: an access token cannot be revoked by rotating its refresh token')),
+  ROUNDTABLE_OAUTH_REFRESH_TTL: duration.default(30 * 86_400_000).pipe(z.number().min(3_600_000, 'at least 1h').max(365 * 86_400_000, 'at most 365d')),
   ROUNDTABLE_EVENT_LOG_MAX_ROWS: positiveInt.min(1000, 'at least 1000: fewer would expire the cursors of waiters that are only a little behind').max(100_000_000).default(100_000),
   ROUNDTABLE_EVENT_LOG_MAX_AGE: duration.default(7 * 86_400_000).pipe(z.number().min(60_000, 'at least 1m: a shorter log would expire the cursor of a wait still running')),
 });
@@ -178,6 +182,15 @@ export interface Config {
   };
   /** How much of the event log is kept (ROUNDTABLE_EVENT_LOG_MAX_ROWS, ROUNDTABLE_EVENT_LOG_MAX_AGE): whichever deletes more. */
   readonly eventRetention: { readonly maxRows: number; readonly maxAgeMs: number };
+  /** Apps that sign in (issue 34). */
+  readonly oauth: {
+    /** ROUNDTABLE_OAUTH_REGISTRATION: dynamic client registration (RFC 7591) is served. Off by default. */
+    readonly registration: boolean;
+    /** ROUNDTABLE_OAUTH_ALLOW_LOOPBACK: client metadata documents may be fetched from loopback, over http (tests). */
+    readonly allowLoopback: boolean;
+    readonly accessTtlMs: number;
+    readonly refreshTtlMs: number;
+  };
 }
 
 export class ConfigError extends Error {}
@@ -247,5 +260,11 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env, flags: 
     webhooks: Object.freeze({ timeoutMs: e.ROUNDTABLE_WEBHOOK_TIMEOUT, retryBaseMs: e.ROUNDTABLE_WEBHOOK_RETRY_BASE, maxAttempts: e.ROUNDTABLE_WEBHOOK_MAX_ATTEMPTS }),
     deadlines,
     eventRetention: Object.freeze({ maxRows: e.ROUNDTABLE_EVENT_LOG_MAX_ROWS, maxAgeMs: e.ROUNDTABLE_EVENT_LOG_MAX_AGE }),
+    oauth: Object.freeze({
+      registration: e.ROUNDTABLE_OAUTH_REGISTRATION,
+      allowLoopback: e.ROUNDTABLE_OAUTH_ALLOW_LOOPBACK,
+      accessTtlMs: e.ROUNDTABLE_OAUTH_ACCESS_TTL,
+      refreshTtlMs: e.ROUNDTABLE_OAUTH_REFRESH_TTL,
+    }),
   });
 }

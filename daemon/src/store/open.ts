@@ -9,6 +9,7 @@ import { lockDatabase } from '../runtime/db-lock.js';
 import type { SharedState } from './postgres/shared.js';
 import type { BoardStore } from './store.js';
 import type { SecretLookup, WebhookOutbox } from './webhooks-port.js';
+import type { OAuthStore } from './oauth-port.js';
 
 export interface OpenedStore {
   readonly store: BoardStore;
@@ -20,6 +21,8 @@ export interface OpenedStore {
   readonly pg: Sql | undefined;
   /** The webhook outbox, for the delivery worker. */
   readonly outbox: WebhookOutbox;
+  /** The project's OAuth grants, codes and tokens (issue 34). */
+  readonly oauth: OAuthStore;
   /** Closes the store and lets go of the SQLite file's lock. */
   close(): Promise<void>;
 }
@@ -59,6 +62,7 @@ export async function openStore(config: Config, options: OpenOptions = {}): Prom
       pg: store.sql,
       shared,
       outbox: store.webhookOutbox(),
+      oauth: store.oauthStore(),
       async close() {
         await shared.close();
         await store.close();
@@ -83,6 +87,7 @@ export async function openStore(config: Config, options: OpenOptions = {}): Prom
       pg: undefined,
       shared: undefined,
       outbox: store.webhookOutbox(),
+      oauth: store.oauthStore(),
       async close() {
         await store.close();
         unlock();

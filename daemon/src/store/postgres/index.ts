@@ -50,6 +50,8 @@ import * as tasks from './tasks.js';
 import * as taskRead from './task-read.js';
 import { enqueueDeliveries, postgresOutbox } from './webhooks.js';
 import type { WebhookOutbox } from '../webhooks-port.js';
+import { postgresOAuth } from './oauth.js';
+import type { OAuthStore } from '../oauth-port.js';
 import * as eventLog from './event-log.js';
 import { consequencesOf, type BoardChange } from '../consequences.js';
 import { DEFAULT_RETENTION, touchesDependents, type EventPage, type EventRetention, type LogPosition } from '../event-log.js';
@@ -95,6 +97,11 @@ export class PostgresStore implements BoardStore {
   /** The webhook outbox for this daemon's delivery worker (leases shared with every daemon on the board). */
   webhookOutbox(): WebhookOutbox {
     return postgresOutbox(this.sql);
+  }
+
+  /** The project's OAuth grants (issue 34), in its schema. */
+  oauthStore(): OAuthStore {
+    return postgresOAuth(this.sql);
   }
 
   private write<T>(body: (tx: Tx) => Promise<T>): Promise<T> {

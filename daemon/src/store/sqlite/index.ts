@@ -49,6 +49,8 @@ import { SqliteReservations } from './reservations.js';
 import { SqliteRoom } from './room.js';
 import { SqliteTasks } from './tasks.js';
 import { SqliteWebhooks } from './webhooks.js';
+import { sqliteOAuth } from './oauth.js';
+import type { OAuthStore } from '../oauth-port.js';
 import type { SecretLookup, WebhookOutbox } from '../webhooks-port.js';
 import { SqliteEventLog } from './event-log.js';
 import { consequencesOf, type BoardChange } from '../consequences.js';
@@ -285,6 +287,11 @@ export class SqliteStore implements BoardStore {
    * The webhook outbox for this board's delivery worker. One daemon per file, so what it attempts is held in memory
    * (taking a delivery writes nothing); only the outcome is a write.
    */
+  /** The project's OAuth grants (issue 34): each step one transaction through the group commit. */
+  oauthStore(): OAuthStore {
+    return sqliteOAuth(this.db, (work) => this.write(work));
+  }
+
   webhookOutbox(): WebhookOutbox {
     const hooks = this.webhooks;
     const held = new Set<string>();
