@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport, UnauthorizedError } from '@modelcontextprotocol/client';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resultJson, startBoard, token, type TestBoard } from '../helpers/board.js';
+import { daemonEnv, resultJson, runCli, startBoard, token, type TestBoard } from '../helpers/board.js';
 import { CHROMIUM_ARGS, clientDocumentServer, consentInBrowser, MemoryProvider, redirectReceiver } from '../helpers/oauth.js';
 import { describeEachStore } from '../helpers/stores.js';
 import { makeTestPki } from '../helpers/tls.js';
@@ -96,6 +96,26 @@ describe.skipIf(!HAVE_BROWSER)('the MCP SDK v2 client signs in with OAuth', () =
       expect(elsewhere.headers.get('www-authenticate')).toContain(`resource_metadata="${board.url}/.well-known/oauth-protected-resource/mcp"`);
       const api = await fetch(`${board.url}/p/web/api/v1/tools/whoami`, { method: 'POST', headers: { authorization: `Bearer ${access}`, 'content-type': 'application/json' }, body: '{}' });
       expect(api.status).toBe(401);
+
+      // The owner sees the app at the terminal and revokes it: its next call is refused, and its refresh token too.
+      const env = daemonEnv(board.dir, board.databaseUrl ? { ROUNDTABLE_DATABASE_URL: board.databaseUrl } : {});
+      const listed = await runCli(['apps', 'list', '--project', 'web', '--json'], env);
+      expect(listed.code, listed.stderr).toBe(0);
+      const apps = (JSON.parse(listed.stdout) as { apps: Array<{ id: string; agent: string; client_name: string; granted_by: string }> }).apps;
+      expect(apps).toHaveLength(1);
+      expect(apps[0]).toMatchObject({ agent: 'doc-app', client_name: 'Doc <b>App</b>', granted_by: 'olive' });
+      expect(listed.stdout).not.toContain(access);
+      const revoked = await runCli(['apps', 'revoke', apps[0]!.id, '--project', 'web'], env);
+      expect(revoked.code, revoked.stderr).toBe(0);
+      const after = await fetch(`${board.url}/p/web/mcp`, { method: 'POST', headers: { authorization: `Bearer ${access}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{}' });
+      expect(after.status).toBe(401);
+      const refresh = (provider.tokens() as { refresh_token: string }).refresh_token;
+      const refreshed = await fetch(`${board.url}/p/web/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refresh, client_id: documents.clientId }) });
+      expect(refreshed.status).toBe(400);
+      expect(await refreshed.json()).toMatchObject({ error: 'invalid_grant' });
+      const again = await runCli(['apps', 'revoke', apps[0]!.id, '--project', 'web'], env);
+      expect(again.code).toBe(1);
+      expect(again.stderr).toContain('apps list --project web');
     });
 
     it('with dynamic registration: the person grants an existing agent of the default project on the unprefixed /mcp', async () => {

@@ -18,6 +18,7 @@ import { DOCTOR } from './doctor.js';
 import { AgentsFileExists, INIT } from './init.js';
 import { MIGRATE } from './migrate.js';
 import { PEOPLE_COMMANDS } from './people.js';
+import { APPS_COMMANDS, AppsCommandError } from './apps.js';
 import { PROJECT_TRANSFER_COMMANDS, ProjectTransferError } from './project-transfer.js';
 import { PROJECTS_COMMANDS } from './projects.js';
 import { RUN, START } from './run.js';
@@ -27,7 +28,7 @@ import { WEBHOOKS_COMMANDS } from './webhooks.js';
 
 /** Every command, in the order the help lists them. */
 const COMMANDS: Readonly<Record<string, Command>> = Object.fromEntries(
-  [INIT, RUN, START, STATUS, ...PROJECTS_COMMANDS, ...PROJECT_TRANSFER_COMMANDS, ...AGENTS_COMMANDS, ...PEOPLE_COMMANDS, ...WEBHOOKS_COMMANDS, BACKUP, RESTORE, DOCTOR, MIGRATE].map((command) => [
+  [INIT, RUN, START, STATUS, ...PROJECTS_COMMANDS, ...PROJECT_TRANSFER_COMMANDS, ...AGENTS_COMMANDS, ...PEOPLE_COMMANDS, ...APPS_COMMANDS, ...WEBHOOKS_COMMANDS, BACKUP, RESTORE, DOCTOR, MIGRATE].map((command) => [
     command.name,
     command,
   ]),
@@ -89,7 +90,8 @@ ROUNDTABLE_DB_PATH, ROUNDTABLE_AGENTS_CONFIG, ROUNDTABLE_NAME, ROUNDTABLE_RATE_L
 ROUNDTABLE_ALLOWED_HOSTS, ROUNDTABLE_TLS_CERT, ROUNDTABLE_TLS_KEY, ROUNDTABLE_BACKUP_DIR,
 ROUNDTABLE_BACKUP_INTERVAL, ROUNDTABLE_BACKUP_KEEP, ROUNDTABLE_BACKUP_MIN_FREE_MB, ROUNDTABLE_TRUST_PROXY,
 ROUNDTABLE_MAX_EVENT_STREAMS, ROUNDTABLE_LOG_LEVEL, ROUNDTABLE_LEASE_TTL, ROUNDTABLE_DATABASE_URL,
-ROUNDTABLE_PUBLIC_URL, ROUNDTABLE_WEBHOOK_TIMEOUT, ROUNDTABLE_WEBHOOK_RETRY_BASE, ROUNDTABLE_WEBHOOK_MAX_ATTEMPTS.
+ROUNDTABLE_PUBLIC_URL, ROUNDTABLE_WEBHOOK_TIMEOUT, ROUNDTABLE_WEBHOOK_RETRY_BASE, ROUNDTABLE_WEBHOOK_MAX_ATTEMPTS,
+ROUNDTABLE_OAUTH_REGISTRATION, ROUNDTABLE_OAUTH_ALLOW_LOOPBACK, ROUNDTABLE_OAUTH_ACCESS_TTL, ROUNDTABLE_OAUTH_REFRESH_TTL.
 `;
 
 /** Finds the command the words name and checks its arguments and options; every mistake is a UsageError. */
@@ -123,7 +125,7 @@ function resolveCommand(line: ParsedLine): Invocation {
 }
 
 /** Errors a user can fix; printed as one line, without a stack. */
-const EXPECTED_ERRORS = [PortUnavailable, WebhookCommandError, ConfigError, AgentsFileError, AgentsFileExists, SchemaTooNew, BackupError, DatabaseInUse, MigrationRefused, ProjectTransferError];
+const EXPECTED_ERRORS = [PortUnavailable, WebhookCommandError, ConfigError, AgentsFileError, AgentsFileExists, SchemaTooNew, BackupError, DatabaseInUse, MigrationRefused, ProjectTransferError, AppsCommandError];
 
 /** Reads KEY=value lines (the systemd EnvironmentFile) into the environment; variables already set win. */
 function loadEnvFile(path: string): void {
