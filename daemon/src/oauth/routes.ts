@@ -17,6 +17,7 @@ import { csrfTokenFor } from '../web/csrf.js';
 import { liveSessionOf, setSessionCookie } from '../web/session-auth.js';
 import type { SessionStore } from '../web/sessions.js';
 import { judgeAuthorize, redirectWith, type AuthorizeParams } from './authorize-request.js';
+import { isDocumentClientId } from './client-document.js';
 import { redirectUriMistake, type ClientDirectory } from './clients.js';
 import { CARRIED, consentPage, errorPage, signInPage } from './consent-page.js';
 import { grantableAgents, newAgentRoles } from './grant-roles.js';
@@ -261,6 +262,10 @@ export function oauthRoutes(options: OAuthRoutesOptions): Hono {
     const clientId = form['client_id'];
     if (!clientId) return tokenError(c, 'invalid_client', 'client_id is required (public clients authenticate with none)', 401);
     if (!project) return tokenError(c, 'invalid_grant', 'the code or refresh token is not valid for this authorization server');
+    // A registered client that is gone (or never was): 401 invalid_client tells a client such as Claude to register again.
+    if (!isDocumentClientId(clientId, config.oauth.allowLoopback) && !(await project.oauth.findClient(clientId))) {
+      return tokenError(c, 'invalid_client', 'client_id is not registered with this project; register again', 401);
+    }
     const resource = form['resource'];
     const expected = resourceOf(originOf(c, config), base);
     if (resource !== undefined && resource !== expected) return tokenError(c, 'invalid_target', `resource must be this project's MCP URL, ${expected}`);
