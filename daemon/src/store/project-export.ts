@@ -71,10 +71,11 @@ export async function writeExportFile(options: { dbPath: string; file: string; e
     try {
       // One self-contained file, with no -wal or -shm companions.
       copy.pragma('journal_mode = DELETE');
-      copy.exec('DELETE FROM webhook_deliveries; DELETE FROM webhooks;');
+      // Webhooks are not carried, nor apps signed in by OAuth: their tokens were issued for this daemon's URLs (DECISIONS, issue 34).
+      copy.exec('DELETE FROM webhook_deliveries; DELETE FROM webhooks; DELETE FROM oauth_tokens; DELETE FROM oauth_codes; DELETE FROM oauth_grants; DELETE FROM oauth_clients;');
       copy.exec(`CREATE TABLE ${EXPORT_TABLE} (id INTEGER PRIMARY KEY CHECK (id = 1), format INTEGER NOT NULL, project TEXT NOT NULL, exported_at TEXT NOT NULL)`);
       copy.prepare(`INSERT INTO ${EXPORT_TABLE} (id, format, project, exported_at) VALUES (1, ?, ?, ?)`).run(EXPORT_FORMAT, options.entryJson, (options.now ?? new Date()).toISOString());
-      // The deleted webhook rows must not linger in free pages of a file that leaves this machine.
+      // The deleted webhook and OAuth rows must not linger in free pages of a file that leaves this machine.
       copy.exec('VACUUM');
       tasks = copy.prepare('SELECT COUNT(*) FROM tasks').pluck().get() as number;
     } finally {
