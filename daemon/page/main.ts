@@ -1,6 +1,7 @@
 // The live board page: signs in, reads /view/state and follows /events, and for an owner offers the board's actions.
 // At / someone holding several projects sees the list of them instead; a project's board is at /p/SLUG/ (base.ts).
 // Board text only ever becomes text nodes (dom.ts h); the script and styles are files, as the CSP requires.
+import { clearApps, refreshApps } from './apps-view.js';
 import { boardPath, PROJECT } from './base.js';
 import { clearCards, markSelected, renderColumns } from './board-view.js';
 import { closeDetail, loadDetail, openDetail, rerenderDetail } from './detail-view.js';
@@ -40,6 +41,7 @@ function signedOut(message: string): void {
   clearCards();
   byId('room').replaceChildren();
   byId('members').replaceChildren();
+  clearApps();
   byId('board-name').textContent = '';
   byId('me-name').textContent = '';
   view.firstRender = true;
@@ -116,6 +118,7 @@ async function loadState(options: { initial?: boolean; boot?: boolean } = {}): P
     byId('signin').hidden = true;
     byId('app').hidden = false;
     render(answer.body);
+    void refreshApps(answer.body.me);
     if (first || options.initial) {
       connect();
       void loadSwitcher();

@@ -1,4 +1,4 @@
-// What the page reads from the daemon: /view/state and /view/tasks/{id}, typed from the tools' own output types.
+// What the page reads from the daemon: /view/state and /view/tasks/{id}, typed from the tools' own output types, and /view/apps.
 import type { Activity, Message, Review, Role, Task, TaskStatus, TaskSummary, ToolOutput, getTask, members } from 'roundtable-shared';
 
 export type Member = ToolOutput<typeof members>['members'][number];
@@ -28,6 +28,19 @@ export interface BoardState {
   readonly csrf_token: string;
   /** When the daemon started, where its sessions end with it (SQLite); a 401 naming another start means it restarted. */
   readonly board_started_at?: string;
+}
+
+/** One app connected by OAuth sign-in, from GET /view/apps (daemon/src/web/connected-apps.ts). client_name is the app's own text. */
+export interface ConnectedApp {
+  readonly grant_id: string;
+  readonly client_name: string | null;
+  readonly client_id: string;
+  readonly redirect_host: string;
+  readonly agent: string;
+  readonly agent_role: Role | null;
+  readonly granted_by: string;
+  readonly created_at: string;
+  readonly last_used_at: string | null;
 }
 
 export type TaskDetail = ToolOutput<typeof getTask> & {

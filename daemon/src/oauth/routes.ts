@@ -7,6 +7,7 @@ import { OAuthClientMetadataSchema } from '@modelcontextprotocol/core';
 import { PROJECT_SLUG_PATTERN, type PersonRole, type Role } from 'roundtable-shared';
 import { roleIn, type Catalog, type Principal } from '../agents/catalog.js';
 import { NAME_PATTERN, RESERVED_NAMES } from '../agents/directory.js';
+import type { EventBus } from '../events.js';
 import { cameOverHttps, clientIp } from '../http/client.js';
 import type { Config } from '../runtime/config.js';
 import { log } from '../runtime/log.js';
@@ -33,6 +34,8 @@ const MAX_FORM_FIELD_CHARS = 4096;
 export interface OAuthProject {
   readonly oauth: OAuthStore;
   readonly store: BoardStore;
+  /** Told of a new grant, so the project's open pages read their connected apps again. */
+  readonly events: EventBus;
 }
 
 export interface OAuthRoutesOptions {
@@ -209,6 +212,7 @@ export function oauthRoutes(options: OAuthRoutesOptions): Hono {
     };
     await project.oauth.createGrant(grant, { codeSha256: sha256Hex(code), redirectUri: request.redirectUri, codeChallenge: request.codeChallenge, expiresAt: new Date(now.getTime() + CODE_TTL_MS).toISOString() });
     await project.store.appendAudit({ agent: person.principal.name, tool: 'oauth_grant', taskId: null, outcome: 'ok', face: 'web' });
+    project.events.publish({ type: 'presence', agent: chosen.agent });
     log.info('an app was granted access', { project: base.slug, agent: chosen.agent, granted_by: person.principal.name });
     return backToClient(c, base, request.redirectUri, { code, state: request.state });
   };

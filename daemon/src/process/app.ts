@@ -17,6 +17,7 @@ import { bearerChallenge, mcpBaseOf } from '../oauth/urls.js';
 import { RateLimiter } from '../runtime/rate-limit.js';
 import { statusRoutes } from '../http/status.js';
 import type { BoardStore } from '../store/store.js';
+import type { OAuthStore } from '../store/oauth-port.js';
 import type { SharedSessions } from '../store/shared-sessions.js';
 import type { SessionStore } from '../web/sessions.js';
 import { createWebView, WEB_ACTION_PATHS, WEB_READ_PATHS, WEB_WRITE_PATHS, type ViewSources, type WebView } from '../web/index.js';
@@ -30,6 +31,8 @@ export interface AppOptions {
   readonly store: BoardStore;
   readonly agents: () => AgentDirectory;
   readonly dispatcher: ToolDispatcher;
+  /** The project's OAuth grants (the page's connected apps). */
+  readonly oauth: OAuthStore;
   readonly leases: Leases;
   readonly events: EventBus;
   /** The board's parts the web page reads through (the same instances the dispatcher uses). */
@@ -98,6 +101,7 @@ export function createApp(options: AppOptions): BoardApp {
     trustProxy: config.trustProxy,
     sources: options.view,
     dispatcher: options.dispatcher,
+    oauth: options.oauth,
     maxEventStreams: config.maxEventStreams,
     sessions: options.sessions,
     sharedSessions: options.sharedSessions,

@@ -107,6 +107,7 @@ export async function openProject(options: ProjectOptions): Promise<ProjectRunti
       store,
       agents,
       dispatcher,
+      oauth: opened.oauth,
       leases,
       events,
       view: { board, room, presence },

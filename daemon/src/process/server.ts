@@ -150,7 +150,7 @@ export async function startBoard(config: Config): Promise<RunningBoard> {
     config,
     project: (slug) => {
       const runtime = running.get(slug);
-      return runtime && { oauth: runtime.opened.oauth, store: runtime.opened.store };
+      return runtime && { oauth: runtime.opened.oauth, store: runtime.opened.store, events: runtime.events };
     },
     catalog: registry.catalog,
     sessions,

@@ -6,8 +6,10 @@ import type { ToolDispatcher } from '../board/dispatch.js';
 import type { EventBus } from '../events.js';
 import { bodyLimit } from '../http/body-limit.js';
 import { RateLimiter } from '../runtime/rate-limit.js';
+import type { OAuthStore } from '../store/oauth-port.js';
 import type { BoardStore } from '../store/store.js';
 import { actionRoutes } from './action-routes.js';
+import { ConnectedApps } from './connected-apps.js';
 import { pageActionGuard } from './csrf.js';
 import { eventRoutes, LiveStreams } from './event-stream.js';
 import { securityHeaders } from './security-headers.js';
@@ -42,6 +44,8 @@ export interface WebViewOptions {
   readonly sources: ViewSources;
   /** Runs an owner's page actions, as it runs every tool call. */
   readonly dispatcher: ToolDispatcher;
+  /** The project's OAuth grants: the page lists the connected apps and an owner revokes one. */
+  readonly oauth: OAuthStore;
   /** ROUNDTABLE_MAX_EVENT_STREAMS. */
   readonly maxEventStreams: number;
   /** The daemon's sign-in sessions (one cookie for every project); this project sees them through its directory. */
@@ -63,6 +67,7 @@ export function createWebView(options: WebViewOptions): WebView {
   const sessions = new SessionStore({ agents: options.agents, shared: options.sharedSessions, viewOf: options.sessions });
   const live = new LiveStreams({ events: options.events, sessions, maxStreams: options.maxEventStreams, log: options.store });
   const view = new BoardView({ ...options.sources, store: options.store, agents: options.agents, boardName: options.boardName });
+  const apps = new ConnectedApps({ oauth: options.oauth, store: options.store, agents: options.agents, events: options.events });
   const shared = options.sharedSessions !== undefined;
   // Sessions in this daemon's memory only (SQLite) end with it: the page is told when it started, so that after a
   // restart it can say so instead of "your session ended" (DECISIONS, issue 31).
@@ -97,11 +102,11 @@ export function createWebView(options: WebViewOptions): WebView {
     }),
   );
   web.use('/view/*', signedIn);
-  web.route('/view', viewRoutes(view, { startedAt }));
+  web.route('/view', viewRoutes(view, { apps, startedAt }));
   web.use('/events', signedIn);
   web.route('/events', eventRoutes(live));
   for (const path of WEB_ACTION_PATHS) web.use(path, bodyLimit({ maxSize: MAX_ACTION_BODY_BYTES }), signedIn, pageActionGuard());
-  web.route('/actions', actionRoutes(options.dispatcher));
+  web.route('/actions', actionRoutes(options.dispatcher, apps));
   web.route('/', staticRoutes());
   return {
     routes: web as unknown as Hono,

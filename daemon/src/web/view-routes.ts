@@ -1,11 +1,18 @@
-// The page's data: GET /view/state (the board at a glance) and GET /view/tasks/:id (one task, its messages and history paged), for a signed-in session.
+// The page's data: GET /view/state (the board at a glance), GET /view/tasks/:id (one task, its messages and history
+// paged) and GET /view/apps (the apps connected by OAuth sign-in), for a signed-in session.
 import { Hono } from 'hono';
 import { InvalidInput } from '../errors.js';
+import type { ConnectedApps } from './connected-apps.js';
 import { csrfTokenFor } from './csrf.js';
 import type { SessionVariables } from './session-auth.js';
 import type { BoardView } from './view-data.js';
 
-export function viewRoutes(view: BoardView, options: { readonly startedAt?: string | undefined } = {}): Hono<{ Variables: SessionVariables }> {
+export interface ViewRoutesOptions {
+  readonly apps: ConnectedApps;
+  readonly startedAt?: string | undefined;
+}
+
+export function viewRoutes(view: BoardView, options: ViewRoutesOptions): Hono<{ Variables: SessionVariables }> {
   const routes = new Hono<{ Variables: SessionVariables }>();
 
   routes.use('*', async (c, next) => {
@@ -32,6 +39,9 @@ export function viewRoutes(view: BoardView, options: { readonly startedAt?: stri
     const historyCursor = c.req.query('history_cursor');
     return c.json(await view.task(c.get('agent'), id, { ...(messagesCursor && { messagesCursor }), ...(historyCursor && { historyCursor }) }));
   });
+
+  // Owners and observers (connected-apps.ts): the rest get 403, and the page does not ask.
+  routes.get('/apps', async (c) => c.json(await options.apps.list(c.get('agent'))));
 
   return routes;
 }
