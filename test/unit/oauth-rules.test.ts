@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { judgeAuthorize, redirectWith } from '../../daemon/src/oauth/authorize-request.js';
+import { judgeAuthorize, redirectUriMatches, redirectWith } from '../../daemon/src/oauth/authorize-request.js';
 import { redirectUriMistake } from '../../daemon/src/oauth/clients.js';
 import { grantableAgents, newAgentRoles } from '../../daemon/src/oauth/grant-roles.js';
 import { verifierMatches } from '../../daemon/src/oauth/secrets.js';
@@ -19,18 +19,31 @@ describe('judging an authorization request', () => {
     expect(judgeAuthorize(good, client, RESOURCE)).toMatchObject({ kind: 'ok', request: { redirectUri: 'https://app.example/cb', codeChallenge: CHALLENGE, state: 's1' } });
   });
 
-  it('never sends the browser to a redirect URI that differs from a registered one in any way', () => {
+  it('never sends the browser to a redirect URI that differs from a registered https one in any way', () => {
     fc.assert(
-      fc.property(fc.constantFrom(...client.client.redirectUris), fc.string({ minLength: 1, maxLength: 3 }), fc.nat(), (uri, extra, at) => {
+      fc.property(fc.constant('https://app.example/cb'), fc.string({ minLength: 1, maxLength: 3 }), fc.nat(), (uri, extra, at) => {
         const i = at % (uri.length + 1);
         const changed = uri.slice(0, i) + extra + uri.slice(i);
         fc.pre(!client.client.redirectUris.includes(changed));
         expect(judgeAuthorize({ ...good, redirect_uri: changed }, client, RESOURCE).kind).toBe('page');
       }),
     );
-    for (const near of ['https://app.example/cb/', 'https://app.example:443/cb', 'https://app.example/cb2', 'http://127.0.0.1:7778/callback', 'https://app.example/CB']) {
+    for (const near of ['https://app.example/cb/', 'https://app.example:443/cb', 'https://app.example:8443/cb', 'https://app.example/cb2', 'https://app.example/CB', 'http://127.0.0.1:7777/callback/', 'http://localhost:7777/callback', 'http://127.0.0.1:7777/callbacks', 'http://127.0.0.1:7777/callback?x=1']) {
       expect(judgeAuthorize({ ...good, redirect_uri: near }, client, RESOURCE).kind, near).toBe('page');
     }
+  });
+
+  it('lets only the port of a loopback http redirect vary (RFC 8252 section 7.3)', () => {
+    for (const port of ['', ':1', ':38983', ':65535']) {
+      expect(judgeAuthorize({ ...good, redirect_uri: `http://127.0.0.1${port}/callback` }, client, RESOURCE).kind, port).toBe('ok');
+    }
+    expect(redirectUriMatches('http://localhost/callback', 'http://localhost:33418/callback')).toBe(true);
+    expect(redirectUriMatches('http://[::1]:1/cb', 'http://[::1]:2/cb')).toBe(true);
+    expect(redirectUriMatches('http://127.0.0.1/callback', 'http://localhost:5/callback')).toBe(false);
+    expect(redirectUriMatches('https://127.0.0.1/callback', 'https://127.0.0.1:5/callback')).toBe(false);
+    expect(redirectUriMatches('http://127.0.0.1/callback', 'http://127.0.0.1:5/callback#x')).toBe(false);
+    expect(redirectUriMatches('http://127.0.0.1/callback', 'http://127.0.0.1.evil.example/callback')).toBe(false);
+    expect(redirectUriMatches('http://127.0.0.1/callback', 'http://127.0.0.1:5@evil.example/callback')).toBe(false);
   });
 
   it('shows a missing or unknown client on the page, and sends later mistakes back with their OAuth error', () => {

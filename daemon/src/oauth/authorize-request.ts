@@ -31,8 +31,7 @@ export function judgeAuthorize(params: AuthorizeParams, client: { ok: true; clie
   if (!client.ok) return { kind: 'page', message: `${client.why}. Start the sign-in again from the app, or ask its maker` };
   const redirectUri = params['redirect_uri'];
   if (!redirectUri) return { kind: 'page', message: 'the request names no redirect_uri; start the sign-in again from the app' };
-  // Exact string match (OAuth 2.1 section 2.3.1; RFC 9700 section 4.1.3): no prefix, no port or path variant.
-  if (!client.client.redirectUris.includes(redirectUri)) {
+  if (!client.client.redirectUris.some((registered) => redirectUriMatches(registered, redirectUri))) {
     return { kind: 'page', message: 'redirect_uri is not one of the redirect URIs this client registered (they must match exactly); the board sends the browser nowhere' };
   }
   const state = params['state'];
@@ -49,6 +48,21 @@ export function judgeAuthorize(params: AuthorizeParams, client: { ok: true; clie
   const scope = params['scope'];
   if (scope !== undefined && scope.split(' ').some((s) => s !== '' && s !== SCOPE)) return back('invalid_scope', `the only scope is ${SCOPE}`);
   return { kind: 'ok', request: { client: client.client, redirectUri, codeChallenge: challenge, state, resource } };
+}
+
+/** An http URL to a loopback host, split at its port: `http://HOST`, the port, and the rest exactly as written. */
+const LOOPBACK_HTTP = /^http:\/\/(127\.0\.0\.1|\[::1\]|localhost)(?::(\d{1,5}))?([/?][^#]*)?$/;
+
+/**
+ * Exact string match (OAuth 2.1 section 2.3.1; RFC 9700 section 4.1.3): no prefix, path, host or scheme variant. The one
+ * exception is RFC 8252 section 7.3: for an http redirect to a loopback host, a native app picks its port at the time of
+ * the request, so only the port may differ; the host and the rest stay exactly as registered (localhost is not 127.0.0.1).
+ */
+export function redirectUriMatches(registered: string, presented: string): boolean {
+  if (registered === presented) return true;
+  const a = LOOPBACK_HTTP.exec(registered);
+  const b = LOOPBACK_HTTP.exec(presented);
+  return a !== null && b !== null && a[1] === b[1] && Number(b[2] ?? 80) <= 65_535 && (a[3] ?? '') === (b[3] ?? '');
 }
 
 /** The client's redirect URI with the answer's parameters added to its query (RFC 6749 section 4.1.2), and iss (RFC 9207). */
