@@ -46,8 +46,10 @@ export interface OAuthRoutesOptions {
   readonly clients: ClientDirectory;
   /** Adds an agent to a project's catalog and puts the new catalog in force; resolves to its token's hash (hex). */
   readonly addAgent: (slug: string, name: string, role: Role) => Promise<string>;
-  /** Sign-in attempts and registrations, per client IP. */
+  /** Sign-in attempts on the consent page, per client IP. */
   readonly limiter: RateLimiter;
+  /** Dynamic registrations, per client IP. */
+  readonly registrations: RateLimiter;
 }
 
 type Form = Record<string, string | undefined>;
@@ -329,7 +331,7 @@ export function oauthRoutes(options: OAuthRoutesOptions): Hono {
     if (!config.oauth.registration) {
       return c.json({ error: 'invalid_request', error_description: 'dynamic client registration is off on this board: use a client metadata document (an https client_id), or ask the owner to set ROUNDTABLE_OAUTH_REGISTRATION=true' }, 403);
     }
-    const wait = options.limiter.take(clientIp(c, config.trustProxy));
+    const wait = options.registrations.take(clientIp(c, config.trustProxy));
     if (wait > 0) return c.json({ error: 'invalid_request', error_description: 'too many registrations from this address; wait a minute' }, 429);
     const project = options.project(base.slug);
     let body: unknown;

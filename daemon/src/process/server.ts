@@ -112,6 +112,9 @@ function catalogResolver(catalog: () => Catalog): () => TokenResolver {
   };
 }
 
+/** Dynamic client registrations per client address and minute (opencode registers twice per sign-in). */
+const REGISTRATIONS_PER_MINUTE = 20;
+
 export async function startBoard(config: Config): Promise<RunningBoard> {
   let projects: Projects | undefined;
   const onReloaded = (previous: Catalog, current: Catalog) => projects?.reloaded(previous, current);
@@ -163,6 +166,7 @@ export async function startBoard(config: Config): Promise<RunningBoard> {
       return hashToken(token);
     },
     limiter: new RateLimiter({ perMinute: SIGN_IN_ATTEMPTS_PER_MINUTE }),
+    registrations: new RateLimiter({ perMinute: REGISTRATIONS_PER_MINUTE }),
   });
   const app = createRouter({ config, projects, catalog: registry.catalog, sessions, sharedSessions: catalogPool !== undefined, oauth, accessTokens: new AccessTokens() });
 
