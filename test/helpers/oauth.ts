@@ -124,3 +124,45 @@ export class MemoryProvider implements OAuthClientProvider {
 }
 
 export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync'];
+
+/**
+ * A code as a browser gets one, over plain HTTP: registers a client, signs the person in on the consent page, reads the
+ * page's CSRF token and posts the consent granting `agent`; returns what redeeming it needs. `publicUrl`: the board's
+ * ROUNDTABLE_PUBLIC_URL, which names its resources, when it has one.
+ */
+export async function codeOverHttp(boardUrl: string, slug: string, personToken: string, agent: string, publicUrl = boardUrl): Promise<{ code: string; verifier: string; clientId: string; redirectUri: string }> {
+  const { createHash, randomBytes } = await import('node:crypto');
+  const base = `${boardUrl}/p/${slug}/oauth`;
+  const redirectUri = 'https://app.example/cb';
+  const registered = await fetch(`${base}/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ redirect_uris: [redirectUri] }) });
+  const { client_id: clientId } = (await registered.json()) as { client_id: string };
+  const signedIn = await fetch(`${base}/sign-in`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', origin: boardUrl },
+    body: new URLSearchParams({ token: personToken, return_to: `/p/${slug}/oauth/authorize?x=1` }),
+  });
+  const cookie = /rt_session=[^;]+/.exec(signedIn.headers.get('set-cookie') ?? '')?.[0];
+  if (!cookie) throw new Error(`sign-in on the consent page answered ${signedIn.status}`);
+  const verifier = randomBytes(32).toString('base64url');
+  const params = {
+    response_type: 'code',
+    client_id: clientId,
+    redirect_uri: redirectUri,
+    code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+    code_challenge_method: 'S256',
+    resource: `${publicUrl}/p/${slug}/mcp`,
+  };
+  const page = await (await fetch(`${base}/authorize?${new URLSearchParams(params)}`, { headers: { cookie } })).text();
+  const csrf = /name="csrf" value="([^"]+)"/.exec(page)?.[1];
+  if (!csrf) throw new Error('the consent page carried no CSRF token');
+  const consent = await fetch(`${base}/authorize`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', origin: boardUrl, cookie },
+    body: new URLSearchParams({ ...params, csrf, agent: `agent:${agent}`, decision: 'allow' }),
+  });
+  const code = new URL(consent.headers.get('location') ?? 'about:blank').searchParams.get('code');
+  if (!code) throw new Error(`the consent answered ${consent.status} without a code`);
+  return { code, verifier, clientId, redirectUri };
+}
