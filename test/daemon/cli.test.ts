@@ -22,7 +22,7 @@ describe('a mistake on the command line', () => {
     ['an option without its value', ['agents', 'add', 'x', '--skills'], /^--skills needs a value, e.g. --skills python,sql$/],
     ['an option whose value is the next option', ['agents', 'add', 'x', '--skills', '--json'], /^--skills needs a value/],
     ['an unknown agents subcommand', ['agents', 'frob'], /^unknown agents subcommand "frob"; the known ones are list, add, set, rotate, remove, import$/],
-    ['an unknown command', ['frob'], /^unknown command "frob"; the commands are init, run, start, status, projects, agents, people, webhooks, backup, restore, doctor, migrate$/],
+    ['an unknown command', ['frob'], /^unknown command "frob"; the commands are init, run, start, status, projects, agents, people, apps, webhooks, backup, restore, doctor, migrate$/],
     ['a slip of a command', ['stauts'], /^unknown command "stauts"; did you mean status\? the commands are init, run/],
     ['a slip of an option', ['start', '--jsn'], /^unknown option --jsn; did you mean --json\?$/],
     ['a swapped pair in an option', ['run', '--prot', '9000'], /^unknown option --prot; did you mean --port\?$/],
