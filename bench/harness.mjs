@@ -451,8 +451,11 @@ export function newAgent(sockets) {
   return new http.Agent({ keepAlive: true, maxSockets: sockets, maxFreeSockets: sockets });
 }
 
-/** One POST; resolves { status, body } (body only if keepBody), or { status: 0, error } on a network error. */
-export function post(agent, port, path, token, body, keepBody = false) {
+/**
+ * One POST; resolves { status, body } (body only if keepBody), or { status: 0, error } on a network error. headers: more
+ * request headers (the Accept and MCP headers a call to /mcp needs).
+ */
+export function post(agent, port, path, token, body, keepBody = false, headers = undefined) {
   return new Promise((resolve) => {
     const req = http.request(
       {
@@ -463,6 +466,7 @@ export function post(agent, port, path, token, body, keepBody = false) {
         agent,
         headers: {
           'content-type': 'application/json',
+          ...headers,
           'content-length': Buffer.byteLength(body),
           ...(token && { authorization: `Bearer ${token}` }),
         },
@@ -493,9 +497,9 @@ export async function callTool(agent, port, token, tool, args) {
  * A closed-loop load generator for one server: `concurrency` requests always in flight, over its own keep-alive
  * connections. run(ms, measured) drives it for ms; only requests that complete inside a measured run count
  * (2xx as ok, anything else as an error), and throughput is those ok completions over the measured time.
- * body(seq) gives the JSON body of request number seq, counted across all runs.
+ * body(seq) gives the JSON body of request number seq, counted across all runs; headers are sent with each request.
  */
-export function createLoad({ port, path, token, body, concurrency = CONFIG.concurrency }) {
+export function createLoad({ port, path, token, body, concurrency = CONFIG.concurrency, headers = undefined }) {
   const agent = newAgent(concurrency);
   const latencies = [];
   const statuses = {};
@@ -514,7 +518,7 @@ export function createLoad({ port, path, token, body, concurrency = CONFIG.concu
         for (;;) {
           const sent = performance.now();
           if (sent >= end) return;
-          const res = await post(agent, port, path, token, body(seq++));
+          const res = await post(agent, port, path, token, body(seq++), false, headers);
           const done = performance.now();
           const good = res.status >= 200 && res.status <= 299;
           if (good) totalOk++;

@@ -52,6 +52,11 @@
 //                                           one of them alone: durable claim_task (50 clients) and get_task (10), both
 //                                           paths, interleaved rounds; GET /overview for a person in 20 projects
 //                                           (BENCH_PROJECTS, BENCH_PROJECTS_ROUNDS, BENCH_PROJECTS_ROUND_MS, ...)
+//   oauth.mjs         oauth                 issue 34: an app's whole OAuth sign-in through the MCP SDK v2 client (dynamic
+//                                           registration, the consent over HTTP, the token, the first tools/call), by
+//                                           step; then get_task and whoami on /p/SLUG/mcp with an OAuth access token vs
+//                                           the agent's own token, 10 clients, interleaved rounds, SQLite and (with
+//                                           ROUNDTABLE_BENCH_PG_URL) PostgreSQL (BENCH_OAUTH_FLOWS, BENCH_OAUTH_ROUNDS, ...)
 // Each section is one async function that starts its own servers on 127.0.0.1 over its own seeded database copy,
 // measures, stops them, and adds rows to the shared report; adding a section means adding it to SECTIONS below.
 //
@@ -108,6 +113,7 @@ import { benchMinimalRoute } from './minimal.mjs';
 import { benchWebhookCost, benchWebhookLatency } from './webhooks.mjs';
 import { benchEventLogCost, benchListenReplay, benchWakeLatency } from './event-log.mjs';
 import { benchProjects } from './projects.mjs';
+import { benchOAuth } from './oauth.mjs';
 
 const liveHelpers = () => ({ CONFIG, cpuMs, createLoad, report, makeTempDir, writeAgents, startDaemon, stopServer, percentiles, fmt, TARGETS, ROOT, seedTasks: seedListBoard, buildDaemonAt, WAITS_PER_AGENT, postToolAnswer, against });
 
@@ -153,6 +159,7 @@ const SECTIONS = [
   { file: 'event-log', name: 'event_log_cost', run: () => benchEventLogCost(liveHelpers(), { rounds: 4 }) },
   { file: 'event-log', name: 'listen_replay', run: () => benchListenReplay(liveHelpers(), { events: 10_000, outageMs: 10_000 }) },
   { file: 'projects', name: 'projects', run: benchProjects },
+  { file: 'oauth', name: 'oauth', run: benchOAuth },
 ];
 
 // ---------------------------------------------------------------------------------------------------------------

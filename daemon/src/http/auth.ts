@@ -36,8 +36,9 @@ export function unauthorized(c: Context, challenge = 'Bearer realm="roundtable"'
 export function bearerAuth(options: BearerAuthOptions): MiddlewareHandler<{ Variables: AuthVariables }> {
   return async function bearerAuth(c, next) {
     const token = bearerTokenOf(c.req.header('authorization'));
-    // An OAuth access token was resolved by the router, in this project's store (oauth/resource.ts).
-    const agent = token !== undefined ? (options.agents().findByToken(token) ?? (c.env as ForwardedEnv | undefined)?.oauthAgent) : undefined;
+    // An OAuth access token was resolved by the router, in this project's store (oauth/resource.ts): taken first, so
+    // its call does not also hash the token and compare it with every agent's (issue 34's bench, docs/BENCHMARKS.md).
+    const agent = token !== undefined ? ((c.env as ForwardedEnv | undefined)?.oauthAgent ?? options.agents().findByToken(token)) : undefined;
     if (!agent) return unauthorized(c, options.challenge?.(c));
     c.set('agent', agent);
     return next();
