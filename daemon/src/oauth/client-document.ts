@@ -4,8 +4,7 @@
 // loopback for tests), the socket pinned to the checked address, no redirect followed, size and time capped.
 import http from 'node:http';
 import https from 'node:https';
-import { isIP, type LookupFunction } from 'node:net';
-import { refusedKind, type Resolver } from '../webhooks/address-policy.js';
+import { pinnedLookup, type Resolver } from '../webhooks/address-policy.js';
 import { systemResolver } from '../webhooks/deliver.js';
 
 /** The draft asks servers to accept documents of at least 5 KB; larger ones are refused. */
@@ -28,23 +27,12 @@ export function isDocumentClientId(clientId: string, allowLoopback: boolean): bo
 
 export async function fetchClientDocument(clientId: string, allowLoopback: boolean, resolve: Resolver = systemResolver): Promise<DocumentFetch> {
   const url = new URL(clientId);
-  const host = url.hostname.replace(/^\[|\]$/g, '');
-  let addresses: Array<{ address: string; family: number }>;
-  try {
-    addresses = isIP(host) ? [{ address: host, family: isIP(host) }] : await resolve(host);
-  } catch {
-    return { ok: false, why: 'its host name does not resolve' };
+  const pinned = await pinnedLookup(url, { loopback: allowLoopback, private: false }, resolve);
+  if ('error' in pinned) {
+    if (pinned.error === 'dns_failed') return { ok: false, why: 'its host name does not resolve' };
+    return { ok: false, why: `it is at a ${pinned.error.slice('address_refused:'.length).replace('_', '-')} address, which the board does not fetch from` };
   }
-  if (addresses.length === 0) return { ok: false, why: 'its host name does not resolve' };
-  for (const { address } of addresses) {
-    const refused = refusedKind(address, { loopback: allowLoopback, private: false });
-    if (refused) return { ok: false, why: `it is at a ${refused.replace('_', '-')} address, which the board does not fetch from` };
-  }
-  const pinned = addresses[0]!;
-  const lookup: LookupFunction = (_name, options, callback) => {
-    if ((options as { all?: boolean }).all) (callback as unknown as (e: null, a: Array<{ address: string; family: number }>) => void)(null, [pinned]);
-    else callback(null, pinned.address, pinned.family);
-  };
+  const { lookup } = pinned;
   const client = url.protocol === 'https:' ? https : http;
   return new Promise<DocumentFetch>((settle) => {
     let done = false;

@@ -1,7 +1,7 @@
 // Where a webhook may be sent: https only (http only for a loopback receiver, with the explicit flag), and only to a
 // globally routable unicast address unless the webhook was allowed loopback or private ones. Checked on the URL when it
 // is added (its name resolved then) and on every address its name resolves to before each attempt.
-import { isIP } from 'node:net';
+import { isIP, type LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
 
 export interface AddressAllowance {
@@ -146,3 +146,30 @@ export async function checkWebhookTarget(text: string, allow: AddressAllowance, 
   }
   return normalized;
 }
+
+/**
+ * Resolves a URL's host once and checks every address it names; the lookup returned pins a request's socket to the
+ * first of them, so a name that changes its answer between the check and the connect cannot reach a refused address.
+ * Webhook deliveries and the client metadata documents of OAuth use it.
+ */
+export async function pinnedLookup(url: URL, allow: AddressAllowance, resolve: Resolver): Promise<{ readonly lookup: LookupFunction } | { readonly error: 'dns_failed' | `address_refused:${Exclude<AddressClass, 'public'>}` }> {
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  let addresses: Array<{ address: string; family: number }>;
+  try {
+    addresses = isIP(host) ? [{ address: host, family: isIP(host) }] : await resolve(host);
+  } catch {
+    return { error: 'dns_failed' };
+  }
+  if (addresses.length === 0) return { error: 'dns_failed' };
+  for (const { address } of addresses) {
+    const refused = refusedKind(address, allow);
+    if (refused) return { error: `address_refused:${refused}` };
+  }
+  const pinned = addresses[0]!;
+  const lookup: LookupFunction = (_name, options, callback) => {
+    if ((options as { all?: boolean }).all) (callback as unknown as (e: null, a: Array<{ address: string; family: number }>) => void)(null, [pinned]);
+    else callback(null, pinned.address, pinned.family);
+  };
+  return { lookup };
+}
+

@@ -4,8 +4,7 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import http from 'node:http';
 import https from 'node:https';
-import { isIP, type LookupFunction } from 'node:net';
-import { refusedKind, type AddressAllowance, type Resolver } from './address-policy.js';
+import { pinnedLookup, type AddressAllowance, type Resolver } from './address-policy.js';
 
 export interface AttemptRequest {
   readonly url: string;
@@ -28,23 +27,9 @@ export const systemResolver: Resolver = (host) => dnsLookup(host, { all: true, v
 
 export async function attemptDelivery(request: AttemptRequest, resolve: Resolver = systemResolver): Promise<AttemptOutcome> {
   const url = new URL(request.url);
-  const host = url.hostname.replace(/^\[|\]$/g, '');
-  let addresses: Array<{ address: string; family: number }>;
-  try {
-    addresses = isIP(host) ? [{ address: host, family: isIP(host) }] : await resolve(host);
-  } catch {
-    return { ok: false, error: 'dns_failed' };
-  }
-  if (addresses.length === 0) return { ok: false, error: 'dns_failed' };
-  for (const { address } of addresses) {
-    const refused = refusedKind(address, request.allow);
-    if (refused) return { ok: false, error: `address_refused:${refused}` };
-  }
-  const pinned = addresses[0]!;
-  const lookup: LookupFunction = (_name, options, callback) => {
-    if ((options as { all?: boolean }).all) (callback as unknown as (e: null, a: Array<{ address: string; family: number }>) => void)(null, [pinned]);
-    else callback(null, pinned.address, pinned.family);
-  };
+  const pinned = await pinnedLookup(url, request.allow, resolve);
+  if ('error' in pinned) return { ok: false, error: pinned.error };
+  const { lookup } = pinned;
   const client = url.protocol === 'https:' ? https : http;
   return new Promise<AttemptOutcome>((resolvePromise) => {
     let settled = false;
