@@ -1,10 +1,17 @@
 // OAuth grants on SQLite (store/oauth-port.ts): every step one transaction through the store's group commit, so a
-// code or a refresh token is taken once and what was acknowledged is durable.
+// code or a refresh token is taken once and what was acknowledged is durable. Access tokens are looked up on every
+// call; the rows found are kept in memory until anything changes the OAuth tables here or any other process commits to
+// the file (`PRAGMA data_version`, read on each lookup: `roundtable apps revoke` from the CLI is seen on the next call).
 import type Database from 'better-sqlite3';
 import type { CodeCheck, CodeRedemption, GrantRow, IssuedTokens, NewCode, OAuthStore, RefreshOutcome, RegisteredClient } from '../oauth-port.js';
 import { GRANT_COLUMNS, grantParams, toClient, toGrant, type ClientDbRow, type GrantDbRow } from '../oauth-rows.js';
 
 type Write = <T>(work: () => T) => Promise<T>;
+type CodeRow = GrantDbRow & { used_at: string | null; expires_at: string; code_redirect_uri: string; code_challenge: string };
+type TokenRow = GrantDbRow & { kind: string; expires_at: string; rotated_at: string | null };
+
+/** How many token rows are kept in memory at most (then the memory is emptied and refilled). */
+const FOUND_LIMIT = 10_000;
 
 export function sqliteOAuth(db: Database.Database, write: Write): OAuthStore {
   const stmt = {
@@ -25,7 +32,28 @@ export function sqliteOAuth(db: Database.Database, write: Write): OAuthStore {
     touch: db.prepare('UPDATE oauth_grants SET last_used_at = ? WHERE id = ?'),
     list: db.prepare(`SELECT ${GRANT_COLUMNS} FROM oauth_grants g WHERE g.revoked_at IS NULL ORDER BY g.created_at DESC, g.id`),
   };
+  // Token rows found, valid while this connection changed nothing of OAuth and no other connection committed.
+  const found = new Map<string, TokenRow>();
+  const dataVersion = db.prepare('PRAGMA data_version').pluck();
+  let seenVersion: unknown;
+  const forget = () => found.clear();
+  const lookup = (hash: string): TokenRow | undefined => {
+    const version = dataVersion.get();
+    if (version !== seenVersion) {
+      found.clear();
+      seenVersion = version;
+    }
+    const known = found.get(hash);
+    if (known) return known;
+    const row = stmt.token.get(hash) as TokenRow | undefined;
+    if (row) {
+      if (found.size >= FOUND_LIMIT) found.clear();
+      found.set(hash, row);
+    }
+    return row;
+  };
   const revoke = (id: string, at: string, why: string): boolean => {
+    forget();
     const changed = stmt.revoke.run(at, why, id).changes > 0;
     stmt.dropTokens.run(id);
     return changed;
@@ -34,8 +62,6 @@ export function sqliteOAuth(db: Database.Database, write: Write): OAuthStore {
     stmt.addToken.run(t.accessSha256, grantId, 'access', t.accessExpiresAt);
     stmt.addToken.run(t.refreshSha256, grantId, 'refresh', t.refreshExpiresAt);
   };
-  type CodeRow = GrantDbRow & { used_at: string | null; expires_at: string; code_redirect_uri: string; code_challenge: string };
-  type TokenRow = GrantDbRow & { kind: string; expires_at: string; rotated_at: string | null };
   return {
     registerClient: (c: RegisteredClient) => write(() => void stmt.addClient.run(c.clientId, c.clientName, JSON.stringify(c.redirectUris), c.createdAt)),
     findClient: async (id) => {
@@ -71,12 +97,13 @@ export function sqliteOAuth(db: Database.Database, write: Write): OAuthStore {
           return { outcome: 'reused' };
         }
         if (row.expires_at <= now) return { outcome: 'unknown' };
+        forget();
         stmt.rotate.run(now, hash);
         store(row.id, next);
         return { outcome: 'rotated', grant: toGrant(row) };
       }),
     findAccess: async (hash, now) => {
-      const row = stmt.token.get(hash) as TokenRow | undefined;
+      const row = lookup(hash);
       if (!row || row.kind !== 'access' || row.revoked_at !== null || row.expires_at <= now) return undefined;
       return toGrant(row);
     },
