@@ -210,6 +210,8 @@ describeEachStore((store) => {
     const { access_token: defaultAccess } = (await (await redeem(d)).json()) as { access_token: string };
     expect((await whoami('default', defaultAccess)).status).toBe(200);
     expect((await whoami('web', defaultAccess)).status).toBe(401);
+    // The unprefixed /mcp is up: an agent of the default project is served there.
+    expect((await whoami(undefined, tokens['lead']!)).status).toBe(200);
   });
 
   it('a refresh token reused after rotation is refused, and the tokens rotated in stop working too', async () => {
@@ -252,7 +254,9 @@ describeEachStore((store) => {
     const signedOut = await authorizePage(params);
     expect(signedOut.status).toBe(200);
     expect(await signedOut.text()).toContain('Sign-in token');
-    expect((await postConsent(params, { agent: 'agent:web-w1' }, undefined, 'x'.repeat(43))).status).toBe(403);
+    const noCookie = await postConsent(params, { agent: 'agent:web-w1' }, undefined, 'x'.repeat(43));
+    expect(noCookie.status).toBe(403);
+    expect(noCookie.headers.get('location')).toBeNull();
     const cookie = await signIn('olive');
     for (const csrf of [undefined, 'x'.repeat(43), '']) {
       const answer = await postConsent(params, { agent: 'agent:web-w1' }, cookie, csrf);
@@ -287,5 +291,125 @@ describeEachStore((store) => {
     const ok = await postConsent(params, { agent: 'new', new_name: 'watcher', new_role: 'observer' }, cookie, csrf);
     expect(ok.status).toBe(303);
     expect(new URL(ok.headers.get('location')!).searchParams.get('code')).toMatch(/^rtc_/);
+  });
+
+  it('a code presented several times at once is taken by exactly one request, and then the grant is revoked', async () => {
+    const c = await issueCode();
+    const answers = await Promise.all(Array.from({ length: 5 }, () => redeem(c)));
+    const issued = answers.filter((a) => a.status === 200);
+    expect(issued).toHaveLength(1);
+    for (const refused of answers.filter((a) => a.status !== 200)) {
+      expect(refused.status).toBe(400);
+      expect(await refused.json()).toMatchObject({ error: 'invalid_grant' });
+    }
+    for (const taken of issued) expect((await whoami('web', ((await taken.json()) as { access_token: string }).access_token)).status).toBe(401);
+  });
+
+  it('a refresh token presented several times at once rotates exactly once, and then the grant is revoked', async () => {
+    const c = await issueCode();
+    const first = (await (await redeem(c)).json()) as { access_token: string; refresh_token: string };
+    const answers = await Promise.all(Array.from({ length: 5 }, () => tokenRequest('web', { grant_type: 'refresh_token', refresh_token: first.refresh_token, client_id: c.clientId })));
+    const rotated = answers.filter((a) => a.status === 200);
+    expect(rotated).toHaveLength(1);
+    for (const taken of rotated) expect((await whoami('web', ((await taken.json()) as { access_token: string }).access_token)).status).toBe(401);
+    expect((await whoami('web', first.access_token)).status).toBe(401);
+  });
+
+  it('a token of one kind is refused as the other: a refresh token as a bearer, an access token as a refresh token', async () => {
+    const c = await issueCode();
+    const issued = (await (await redeem(c)).json()) as { access_token: string; refresh_token: string };
+    expect((await whoami('web', issued.refresh_token)).status).toBe(401);
+    const asRefresh = await tokenRequest('web', { grant_type: 'refresh_token', refresh_token: issued.access_token, client_id: c.clientId });
+    expect(asRefresh.status).toBe(400);
+    expect(await asRefresh.json()).toMatchObject({ error: 'invalid_grant' });
+    // A refresh token presented by another client of the project is refused and leaves the grant as it was.
+    const other = await tokenRequest('web', { grant_type: 'refresh_token', refresh_token: issued.refresh_token, client_id: await registerNew() });
+    expect(other.status).toBe(400);
+    expect(await other.json()).toMatchObject({ error: 'invalid_grant' });
+    expect((await whoami('web', issued.access_token)).status).toBe(200);
+    expect((await tokenRequest('web', { grant_type: 'refresh_token', refresh_token: issued.refresh_token, client_id: c.clientId })).status).toBe(200);
+  });
+
+  it("a code of project web is refused at another project's token endpoint, and still redeems at its own", async () => {
+    const c = await issueCode();
+    const elsewhere = await tokenRequest('default', { grant_type: 'authorization_code', code: c.code, code_verifier: c.verifier, client_id: await register('default'), redirect_uri: REDIRECT });
+    expect(elsewhere.status).toBe(400);
+    expect(await elsewhere.json()).toMatchObject({ error: 'invalid_grant' });
+    const unprefixed = await fetch(`${board.url}/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'authorization_code', code: c.code, code_verifier: c.verifier, client_id: c.clientId, redirect_uri: REDIRECT }),
+    });
+    expect(unprefixed.status).toBe(401);
+    expect((await redeem(c)).status).toBe(200);
+  });
+
+  it('a consent whose carried redirect URI or resource was changed after the page is judged again and grants nothing', async () => {
+    const clientId = await register();
+    const { challenge } = pkce();
+    const params = paramsFor(clientId, challenge);
+    const cookie = await signIn('olive');
+    const csrf = await csrfOf(params, cookie);
+    const near = await postConsent({ ...params, redirect_uri: 'https://app.example/cb/x' }, { agent: 'agent:web-w1' }, cookie, csrf);
+    expect(near.status).toBe(400);
+    expect(near.headers.get('location')).toBeNull();
+    const target = await postConsent({ ...params, resource: `${board.url}/p/default/mcp` }, { agent: 'agent:web-w1' }, cookie, csrf);
+    expect(target.status).toBe(303);
+    const back = new URL(target.headers.get('location')!);
+    expect(back.searchParams.get('error')).toBe('invalid_target');
+    expect(back.searchParams.get('code')).toBeNull();
+    const denied = await postConsent(params, { agent: 'agent:web-w1', decision: 'deny' }, cookie, csrf);
+    expect(new URL(denied.headers.get('location')!).searchParams.get('error')).toBe('access_denied');
+    expect(new URL(denied.headers.get('location')!).searchParams.get('code')).toBeNull();
+  });
+
+  it("one person's CSRF token does not pass with another's session, and a person without a role in a project grants nothing there", async () => {
+    const clientId = await register();
+    const { challenge } = pkce();
+    const params = paramsFor(clientId, challenge);
+    const olive = await signIn('olive');
+    const oscar = await signIn('oscar');
+    const crossed = await postConsent(params, { agent: 'new', new_name: 'crossed', new_role: 'observer' }, oscar, await csrfOf(params, olive));
+    expect(crossed.status).toBe(403);
+    expect(crossed.headers.get('location')).toBeNull();
+    // oscar holds no role in default: the page and the form refuse him there (the session is the board's, not a project's).
+    const defaultParams = paramsFor(await register('default'), challenge, 'default');
+    const page = await authorizePage(defaultParams, oscar, 'default');
+    expect(page.status).toBe(403);
+    const posted = await postConsent(defaultParams, { agent: 'new', new_name: 'crossed', new_role: 'observer' }, oscar, await csrfOf(params, oscar), 'default');
+    expect(posted.status).toBe(403);
+    expect(posted.headers.get('location')).toBeNull();
+  });
+
+  it('sign-in sends the browser back only to its own authorize page, and refuses a form from another site', async () => {
+    for (const returnTo of ['https://evil.example/p/web/oauth/authorize?x=1', '//evil.example/p/web/oauth/authorize?x=1', '/p/default/oauth/authorize?x=1', '/p/web/oauth/authorizex?x=1']) {
+      const answer = await fetch(`${base()}/sign-in`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', origin: board.url },
+        body: new URLSearchParams({ token: tokens['olive']!, return_to: returnTo }),
+      });
+      expect(answer.status, returnTo).toBe(400);
+      expect(answer.headers.get('location')).toBeNull();
+      expect(answer.headers.get('set-cookie')).toBeNull();
+    }
+    const foreign = await fetch(`${base()}/sign-in`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: 'https://evil.example' },
+      body: new URLSearchParams({ token: tokens['olive']!, return_to: '/p/web/oauth/authorize?x=1' }),
+    });
+    expect(foreign.status).toBe(403);
+    expect(foreign.headers.get('set-cookie')).toBeNull();
+  });
+
+  it('an agent token signs in but cannot consent: only a person grants', async () => {
+    const clientId = await register();
+    const { challenge } = pkce();
+    const params = paramsFor(clientId, challenge);
+    const cookie = await signInNew('web-lead');
+    const page = await authorizePage(params, cookie);
+    expect(page.status).toBe(403);
+    expect(await page.text()).toContain('sign in as a person');
   });
 });
