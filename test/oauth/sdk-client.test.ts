@@ -7,6 +7,7 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport, UnauthorizedError } from '@modelcontextprotocol/client';
+import Database from 'better-sqlite3';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { daemonEnv, resultJson, runCli, startBoard, token, type TestBoard } from '../helpers/board.js';
@@ -116,6 +117,17 @@ describe.skipIf(!HAVE_BROWSER)('the MCP SDK v2 client signs in with OAuth', () =
       const again = await runCli(['apps', 'revoke', apps[0]!.id, '--project', 'web'], env);
       expect(again.code).toBe(1);
       expect(again.stderr).toContain('apps list --project web');
+
+      // An export carries no app sign-ins: their tokens were issued for this daemon's URLs (the grant is still a row here).
+      const exportFile = join(board.dir, 'web.export.db');
+      const exported = await runCli(['projects', 'export', 'web', exportFile], env);
+      expect(exported.code, exported.stderr).toBe(0);
+      const copy = new Database(exportFile, { readonly: true });
+      try {
+        for (const table of ['oauth_grants', 'oauth_codes', 'oauth_tokens', 'oauth_clients']) expect(copy.prepare(`SELECT COUNT(*) FROM ${table}`).pluck().get(), table).toBe(0);
+      } finally {
+        copy.close();
+      }
     });
 
     it('with dynamic registration: the person grants an existing agent of the default project on the unprefixed /mcp', async () => {
