@@ -78,7 +78,12 @@ async function serve(config: BridgeConfig, toolsets: ReturnType<typeof parseTool
   // The MCP server (the SDK's server side, the tool list) is loaded only to serve: hooks, which run at the end of every
   // turn, and the other commands never pay for it.
   const { serveBridge } = await import('./serve.js');
-  await serveBridge({ client: clientFor(config, token), version: VERSION, toolsets, audienceCache });
+  const { CallAttachments } = await import('./submission/attach.js');
+  const { workProvider } = await import('./work/provider.js');
+  const { usageProvider } = await import('./usage/provider.js');
+  const cwd = process.cwd();
+  const attachments = new CallAttachments([workProvider({ cwd }), usageProvider({ cwd })]);
+  await serveBridge({ client: clientFor(config, token), version: VERSION, toolsets, audienceCache, attachments });
   log.debug('serving over stdio', { board: config.baseUrl });
   // Looked up once in the background after start, so tools/list is not held up by the keychain, and a bridge
   // with no token says so in its log at once instead of at the first tool call.

@@ -24,6 +24,7 @@ import { Heartbeat } from './heartbeat.js';
 import { log } from './log.js';
 import { audienceOf, sameAudience, type AudienceCache } from './tool-audience.js';
 import { onStopSignals } from './platform.js';
+import { CallAttachments } from './submission/attach.js';
 
 // zod compiles a fast parser for each schema the first time it parses with it (one new Function each); the bridge
 // parses a few small messages a minute, without V8's optimizing compiler (bin/), so that compiling only costs start-up.
@@ -43,6 +44,8 @@ export interface ServeOptions {
   readonly toolsets?: readonly Toolset[] | null;
   /** Where the role whoami reported is kept between starts; absent: every tool is listed until whoami answers. */
   readonly audienceCache?: AudienceCache;
+  /** What the bridge adds to calls (the git work of a submission, the usage the app reported); none when absent. */
+  readonly attachments?: CallAttachments;
 }
 
 export async function serveBridge(options: ServeOptions): Promise<void> {
@@ -69,8 +72,11 @@ export async function serveBridge(options: ServeOptions): Promise<void> {
     call: async (name, args) => {
       inFlight++;
       try {
-        const output = await options.client.callTool(name, args);
+        const attachments = options.attachments;
+        const sent = attachments ? await attachments.before(name, args) : args;
+        const output = await options.client.callTool(name, sent);
         heartbeat.afterCall(name);
+        if (attachments) await attachments.after(name, sent, output);
         if (name === whoami.name) learnAudience(output);
         return output;
       } finally {

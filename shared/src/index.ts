@@ -10,3 +10,4 @@ export * from './leases.js';
 export * from './prompts.js';
 export * from './path-patterns.js';
 export * from './projects.js';
+export * from './work.js';

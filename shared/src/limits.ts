@@ -45,6 +45,19 @@ export const LIMITS = {
    * before anything walks them, so no recursive reader, ours or a library's, can overflow its stack (issue 31).
    */
   jsonDepth: 64,
+  /** submit_result's `work` (SPEC §22): the patch in UTF-8 bytes, and the parts of its summary. */
+  workPatchBytes: 1_048_576,
+  /** The patches one project keeps in all; past it a new submission keeps its summary and drops its patch. */
+  projectPatchBytes: 268_435_456,
+  workCommits: 500,
+  workFiles: 5_000,
+  workCommitSubject: 1_000,
+  workBranch: 255,
+  workPrUrl: 2_000,
+  /** `usage`: each token count, the cost and the model's name. */
+  usageTokens: 1_000_000_000_000,
+  usageCostUsd: 1_000_000,
+  usageModel: 200,
   /** The largest id of any row (task, claim, message): PostgreSQL keeps ids as INTEGER, so both stores take 1 to 2^31-1. */
   maxId: 2_147_483_647,
 } as const;

@@ -134,6 +134,8 @@ export class Board {
       messages_next_cursor: next(messages, moreMessages, detail.messages),
       history_total: historyCount,
       history_next_cursor: next(history, moreHistory, detail.history),
+      work: null,
+      usage: { reports: 0, input_tokens: 0, output_tokens: 0, cached_tokens: 0, cost_usd: 0, models: [] },
     };
   }
 

@@ -12,6 +12,7 @@ import {
   taskSummarySchema,
   untrustedWarning,
 } from '../schemas.js';
+import { usageInputSchema, usageTotalsSchema, workInputSchema, workRecordSchema } from '../work.js';
 import { defineTool } from './define.js';
 import { reservationSchema } from './reservations.js';
 
@@ -105,6 +106,7 @@ export const getTask = defineTool({
     messages_cursor: itemCursor('messages_cursor', 'messages_next_cursor'),
     history_limit: itemLimit('history_limit'),
     history_cursor: itemCursor('history_cursor', 'history_next_cursor'),
+    include_patch: z.boolean({ error: 'include_patch must be true or false' }).optional().describe('default false: work without its patch'),
   }),
   output: z.object({
     task: taskSchema,
@@ -113,6 +115,8 @@ export const getTask = defineTool({
     reviews: z.array(reviewSchema),
     history: z.array(activitySchema),
     reservations: z.array(reservationSchema).describe('The paths its current claim holds (reserve_paths)'),
+    work: workRecordSchema.nullable().describe('The git work of the latest submission (branch, commits, files); its patch only with include_patch'),
+    usage: usageTotalsSchema.describe('Model use reported on this task, summed'),
     untrusted_content_warning: untrustedWarning,
     messages_total: z.number().int().describe('How many messages the task has'),
     messages_next_cursor: z.string().nullable().describe('Pass back as messages_cursor for the next page; null on the last'),
@@ -150,6 +154,7 @@ export const postMessage = defineTool({
     kind: z.enum(MESSAGE_KINDS, { error: `kind must be one of ${MESSAGE_KINDS.join(', ')}` }),
     text: boundedText('text', LIMITS.message),
     claim_id: claimId.optional(),
+    usage: usageInputSchema.optional(),
   }),
   output: z.object({ message: messageSchema, untrusted_content_warning: untrustedWarning }),
   mutates: true,
@@ -158,7 +163,13 @@ export const postMessage = defineTool({
 export const submitResult = defineTool({
   name: 'submit_result',
   description: 'Hand in a held task\'s result (claimed -> submitted). With claim_id it is refused if your claim lapsed. A rejection reopens it with a note.',
-  input: z.strictObject({ task_id: taskId, result: boundedText('result', LIMITS.result), claim_id: claimId.optional() }),
+  input: z.strictObject({
+    task_id: taskId,
+    result: boundedText('result', LIMITS.result),
+    claim_id: claimId.optional(),
+    work: workInputSchema.optional().describe('The git work behind it; the bridge adds it from the work tree'),
+    usage: usageInputSchema.optional(),
+  }),
   output: oneTask,
   mutates: true,
 });
