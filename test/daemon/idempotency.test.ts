@@ -40,6 +40,20 @@ describeEachStore((store) => {
     expect(await countTasks('raced')).toBe(1);
   });
 
+  it('a claim and a submission each retried five times at once under one key: every answer is the first one', async () => {
+    const id = (await call('lead', 'create_task', { title: 'raced transition' })).body.task.id;
+    const claims = await Promise.all(Array.from({ length: 5 }, () => call('w1', 'claim_task', { task_id: id }, `race-claim-${id}`)));
+    expect(claims.map((a) => a.status)).toEqual([200, 200, 200, 200, 200]);
+    expect(new Set(claims.map((a) => JSON.stringify(a.body))).size).toBe(1);
+    const claim = claims[0]!.body.task.claim_id;
+    const submits = await Promise.all(Array.from({ length: 5 }, () => call('w1', 'submit_result', { task_id: id, claim_id: claim, result: 'r' }, `race-submit-${id}`)));
+    expect(submits.map((a) => a.status)).toEqual([200, 200, 200, 200, 200]);
+    expect(new Set(submits.map((a) => JSON.stringify(a.body))).size).toBe(1);
+    const history = (await call('lead', 'get_task', { task_id: id })).body.history;
+    expect(history.filter((h: { action: string }) => h.action === 'claimed')).toHaveLength(1);
+    expect(history.filter((h: { action: string }) => h.action === 'submitted')).toHaveLength(1);
+  });
+
   it('a key reused with other arguments is an error and changes nothing', async () => {
     await call('lead', 'create_task', { title: 'first use' }, 'key-reuse');
     const reused = await call('lead', 'create_task', { title: 'other args' }, 'key-reuse');

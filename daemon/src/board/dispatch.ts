@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { findTool, IDEMPOTENCY_KEY_PATTERN, IDEMPOTENCY_KEY_TTL_MS, LIMITS, type ToolDefinition } from 'roundtable-shared';
 import type { z } from 'zod';
 import type { Agent } from '../agents/directory.js';
-import { asBoardError, InvalidInput, NotFound, RateLimited, Unavailable, type BoardError } from '../errors.js';
+import { asBoardError, Conflict, InvalidInput, NotFound, RateLimited, Unavailable, type BoardError } from '../errors.js';
 import { requestLine, log } from '../runtime/log.js';
 import type { RateLimit } from '../runtime/rate-limit.js';
 import { withCallDeadline } from '../store/call-deadline.js';
@@ -133,10 +133,20 @@ export class ToolDispatcher {
         try {
           output = await handler(agent, input as never, callContext(claim, ticket, options));
         } catch (error) {
+          if (!claim) throw error;
           // A concurrent request with the same key won; ours was rolled back, so answer with its response.
-          if (!(error instanceof IdempotencyKeyTaken) || !claim) throw error;
-          stage = 'after';
-          output = (await this.replay(claim))!;
+          if (error instanceof IdempotencyKeyTaken) {
+            stage = 'after';
+            output = (await this.replay(claim))!;
+          } else {
+            // A retry that ran beside the first try (PostgreSQL: it waited on the task's row lock, then found the change
+            // made) is refused by the rule; if the first try's answer is stored now, that answer is this call's too.
+            if (!(error instanceof Conflict)) throw error;
+            const stored = await this.replay(claim);
+            if (!stored) throw error;
+            stage = 'after';
+            output = stored;
+          }
           outcome = 'replayed';
         }
         auditTaskId ??= taskIdOf(output['task']);
@@ -225,6 +235,10 @@ function parseInput(tool: ToolDefinition, args: unknown): z.infer<ToolDefinition
   const parsed = tool.input.safeParse(args ?? {});
   if (parsed.success) return parsed.data;
   const problems = parsed.error.issues.map((issue) => {
+    if (issue.code === 'unrecognized_keys' && issue.path.length > 0) {
+      const where = issue.path.map(String).join('.');
+      return `${where}: unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}; see ${tool.name}'s input schema for the fields ${where} takes`;
+    }
     if (issue.code === 'unrecognized_keys') {
       return `unknown argument${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}: ${tool.name} takes only ${Object.keys(tool.input.shape).join(', ') || 'no arguments'}; your identity comes from your token`;
     }
