@@ -11,6 +11,8 @@ CREATE TABLE work_records (
   patch TEXT,
   -- The UTF-8 bytes of the patch kept here (0 when none is kept): what the project's total counts.
   patch_bytes INTEGER NOT NULL DEFAULT 0,
+  -- The UTF-8 bytes of the patch as it was sent (0 when none was): a patch sent but not kept was dropped.
+  sent_bytes INTEGER NOT NULL DEFAULT 0,
   created_at TEXT NOT NULL
 );
 CREATE INDEX work_records_task ON work_records (task_id, id);

@@ -119,7 +119,8 @@ export const workRecordSchema = workInputSchema.extend({
   submitted_by: z.string(),
   claim_id: z.number().int().nullable(),
   submitted_at: isoTime,
-  patch_kept: z.boolean().describe('false when the patch was not kept (the project\'s patch total, or retention); the summary stays'),
+  patch_kept: z.boolean().describe('Whether the patch is kept (false when none was sent, or it was dropped)'),
+  patch_dropped: z.boolean().describe('A patch was sent but is not kept: the project\'s patch total (SPEC §22); the summary stays'),
 });
 export type WorkRecord = z.infer<typeof workRecordSchema>;
 
@@ -133,3 +134,4 @@ export const usageTotalsSchema = z.object({
   models: z.array(z.string()),
 });
 export type UsageTotals = z.infer<typeof usageTotalsSchema>;
+

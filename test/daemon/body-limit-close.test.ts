@@ -20,7 +20,7 @@ interface RawAnswer {
 }
 
 /**
- * Writes the request head and the first 1.06 MB of the body (past the limit, so a chunked body is refused too), waits long enough for the daemon to have answered (and,
+ * Writes the request head and the first 4.06 MB of the body (past the limit, so a chunked body is refused too), waits long enough for the daemon to have answered (and,
  * before the fix, closed), then writes the rest without reading, as a simple client does, and only then reads
  * until the daemon closes the connection. A reset from the daemon discards the unread answer: the client sees none.
  */
@@ -47,9 +47,9 @@ function sendRaw(head: string, pieces: readonly Buffer[]): Promise<RawAnswer> {
 }
 
 const PIECE = Buffer.alloc(64 * 1024, 'a');
-/** 2 MB: twice the 1 MB limit of /mcp and the JSON API. */
-const PIECES = 32;
-const FIRST_PIECES = 17;
+/** 8 MB: twice the 4 MB limit of /mcp and the JSON API (more than the kernel buffers hold: the daemon must read it). */
+const PIECES = 128;
+const FIRST_PIECES = 65;
 
 function head(path: string, framing: string): string {
   return `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1:${board.port}\r\nAuthorization: Bearer ${board.tokens['lead']}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n${framing}\r\n`;
@@ -80,8 +80,8 @@ describe('an over-limit body, answered 413 before the connection closes', () => 
   ] as const) {
     it(`${label}: the JSON API and /mcp answers reach the client whole, three times over`, async () => {
       for (let i = 0; i < 3; i++) {
-        expectWhole413(await send('/api/v1/tools/whoami'), '"code":"invalid_input","message":"the request body is too large; the limit is 1 MB"');
-        expectWhole413(await send('/mcp'), '"code":-32600,"message":"the request body is too large; the limit is 1 MB"');
+        expectWhole413(await send('/api/v1/tools/whoami'), '"code":"invalid_input","message":"the request body is too large; the limit is 4 MB"');
+        expectWhole413(await send('/mcp'), '"code":-32600,"message":"the request body is too large; the limit is 4 MB"');
       }
     });
   }

@@ -255,7 +255,7 @@ it('malformed bodies on both faces: no internal failure and no change', async ()
 
 it('over-limit bodies on both faces are refused (413, invalid_input; a JSON-RPC error on /mcp) and change nothing', async () => {
   const before = db.snapshot();
-  const huge = JSON.stringify({ title: 'x'.repeat(1024 * 1024) });
+  const huge = JSON.stringify({ title: 'x'.repeat(4 * 1024 * 1024) });
   const viaApi = await api(board, 'lead', 'create_task', JSON.parse(huge));
   expect(viaApi.status).toBe(413);
   expect(viaApi.body.error?.code).toBe('invalid_input');

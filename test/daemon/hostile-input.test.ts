@@ -233,7 +233,7 @@ describe('the Authorization header (item 9; before any store is read)', () => {
   });
 });
 
-describe('a body over 1 MB on /mcp (item 9; before any store is read)', () => {
+describe('a body over 4 MB on /mcp (item 9; before any store is read)', () => {
   let board: TestBoard;
   beforeAll(async () => {
     board = await startBoard();
@@ -246,7 +246,7 @@ describe('a body over 1 MB on /mcp (item 9; before any store is read)', () => {
     ['with Content-Length', false],
     ['chunked', true],
   ])('%s is answered in JSON-RPC; the JSON API keeps its own error body', async (_label, chunked) => {
-    const big = JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'whoami', arguments: { pad: 'a'.repeat(1100 * 1024) } } });
+    const big = JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'whoami', arguments: { pad: 'a'.repeat(4200 * 1024) } } });
     const send = (path: string) =>
       fetch(`${board.url}${path}`, {
         method: 'POST',
@@ -270,9 +270,9 @@ describe('a body over 1 MB on /mcp (item 9; before any store is read)', () => {
     const mcp = await answered('/mcp');
     expect(mcp.status).toBe(413);
     expect(mcp.headers.get('content-type')).toMatch(/^application\/json/);
-    expect(await mcp.json()).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'the request body is too large; the limit is 1 MB' } });
+    expect(await mcp.json()).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'the request body is too large; the limit is 4 MB' } });
     const json = await answered('/api/v1/tools/whoami');
     expect(json.status).toBe(413);
-    expect(await json.json()).toEqual({ error: { code: 'invalid_input', message: 'the request body is too large; the limit is 1 MB' } });
+    expect(await json.json()).toEqual({ error: { code: 'invalid_input', message: 'the request body is too large; the limit is 4 MB' } });
   });
 });

@@ -221,7 +221,7 @@ describe('an over-limit body', () => {
   ])('%s says Connection: close, and the keep-alive client\'s next request works', async (_label, chunks) => {
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });
     try {
-      const size = chunks === 1 ? 1100 * 1024 : 400 * 1024;
+      const size = chunks === 1 ? 4200 * 1024 : 1500 * 1024;
       const refused = await send(agent, JSON.stringify({ x: 'a'.repeat(size) }), chunks);
       expect(refused.status).toBe(413);
       expect(JSON.parse(refused.text).error.code).toBe('invalid_input');

@@ -132,7 +132,7 @@ describe('a sign-in body over its limit (issue 31, item 9)', () => {
   it.each([
     ['with Content-Length', false],
     ['chunked', true],
-  ])('%s: 9 KB is refused with 413, naming the sign-in limit of 8 KB (not the API\'s 1 MB)', async (_label, chunked) => {
+  ])('%s: 9 KB is refused with 413, naming the sign-in limit of 8 KB (not the API\'s 4 MB)', async (_label, chunked) => {
     const board = await startBoard({ agents: AGENTS, env: { ROUNDTABLE_ALLOWED_HOSTS: HOST } });
     boards.push(board);
     const body = JSON.stringify({ token: 'a'.repeat(9 * 1024) });

@@ -121,7 +121,11 @@ export class Board {
   async getTask(_agent: Agent, input: ToolInput<typeof getTask>): Promise<ToolOutput<typeof getTask>> {
     const messages = itemPage('messages', input.order, input.messages_cursor, input.messages_limit);
     const history = itemPage('history', input.order, input.history_cursor, input.history_limit);
-    const [detail, reservations] = await Promise.all([this.deps.store.getTask(input.task_id, { messages, history }), this.deps.store.reservationsOf(input.task_id)]);
+    const [detail, reservations, taskWork] = await Promise.all([
+      this.deps.store.getTask(input.task_id, { messages, history }),
+      this.deps.store.reservationsOf(input.task_id),
+      this.deps.store.taskWork(input.task_id, input.include_patch === true),
+    ]);
     if (!detail) throw new NotFound(`task ${input.task_id} does not exist; list_tasks shows the tasks there are`);
     const { messageCount, moreMessages, historyCount, moreHistory, ...shown } = detail;
     const next = (page: ItemPage, more: boolean, rows: ReadonlyArray<{ id: number }>) =>
@@ -134,8 +138,8 @@ export class Board {
       messages_next_cursor: next(messages, moreMessages, detail.messages),
       history_total: historyCount,
       history_next_cursor: next(history, moreHistory, detail.history),
-      work: null,
-      usage: { reports: 0, input_tokens: 0, output_tokens: 0, cached_tokens: 0, cost_usd: 0, models: [] },
+      work: taskWork.work,
+      usage: taskWork.usage,
     };
   }
 
@@ -169,7 +173,13 @@ export class Board {
     requireNotObserver(callerOf(this.deps, agent), 'post messages');
     const call = { claimId: input.claim_id, now: Date.now() };
     const post = () =>
-      this.deps.store.postMessage(input.task_id, (t) => checkCanPost(t, call), { author: agent.name, kind: input.kind, text: input.text }, writeExtras(ctx, messageOutput));
+      this.deps.store.postMessage(
+        input.task_id,
+        (t) => checkCanPost(t, call),
+        { author: agent.name, kind: input.kind, text: input.text },
+        writeExtras(ctx, messageOutput),
+        input.usage && { usage: input.usage },
+      );
     // Only a post that names its claim is fenced; anyone may otherwise post on an unfinished task.
     const message = input.claim_id === undefined ? await post() : await fenced(this.deps.store, agent, input.task_id, input.claim_id, post);
     this.deps.events.publish({ type: 'task_message', task_id: input.task_id, author: agent.name });
@@ -182,7 +192,12 @@ export class Board {
     let change: TaskChange | undefined;
     const call = { claimId: input.claim_id, now: Date.now() };
     const task = await fenced(this.deps.store, agent, input.task_id, input.claim_id, () =>
-      this.deps.store.submitResult(input.task_id, (t) => (change = decideSubmit(t, caller, input.result, call)), writeExtras(ctx, taskOutput)),
+      this.deps.store.submitResult(
+        input.task_id,
+        (t) => (change = decideSubmit(t, caller, input.result, call)),
+        writeExtras(ctx, taskOutput),
+        input.work || input.usage ? { work: input.work, usage: input.usage } : undefined,
+      ),
     );
     this.published(task, change!);
     return taskOutput(task);

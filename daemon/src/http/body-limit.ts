@@ -1,6 +1,6 @@
 // The request body limit, without building a web Request for a body whose size the client declared, and its refusal
 // in the protocol of the route: the board's error body on the JSON API, a JSON-RPC error on /mcp.
-import type { Socket } from 'node:net';
+import type { IncomingMessage } from 'node:http';
 import type { Context, MiddlewareHandler } from 'hono';
 import { bodyLimit as streamingBodyLimit } from 'hono/body-limit';
 import { InvalidInput } from '../errors.js';
@@ -45,8 +45,8 @@ function tooLarge(c: Context, options: BodyLimitOptions): Response {
   // The rest of the body is still unread and the connection closes after this answer: say so, so that a keep-alive
   // client opens a new connection for its next request, and let the answer reach the client before the close.
   c.header('Connection', 'close');
-  const socket = (c.env as { incoming?: { socket?: Socket } } | undefined)?.incoming?.socket;
-  if (socket) lingerOnClose(socket);
+  const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+  if (incoming?.socket) lingerOnClose(incoming.socket, incoming);
   // 413 as HTTP says on both faces; the JSON-RPC code, or the board's error code, is what a client reads.
   if (options.answer === 'json-rpc') {
     return c.json({ jsonrpc: '2.0', id: null, error: { code: JSON_RPC_INVALID_REQUEST, message: refusal.message } }, 413);

@@ -1,4 +1,5 @@
 // Closing a connection whose request body is still arriving without losing the answer sent on it (issue 31, item 8).
+import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 
 /**
@@ -20,13 +21,21 @@ const lingering = new WeakSet<Socket>();
  * a half-close: the answer and the FIN go out, the rest of the body is read (the HTTP parser drops it) until the
  * client closes its side, goes quiet, or the time or byte bound passes, and only then is the socket destroyed.
  */
-export function lingerOnClose(socket: Socket): void {
+export function lingerOnClose(socket: Socket, request?: IncomingMessage): void {
   if (lingering.has(socket)) return;
   lingering.add(socket);
   const readBefore = socket.bytesRead;
   socket.destroySoon = function lingeringClose() {
     if (socket.destroyed) return;
     socket.end();
+    // Nobody reads the refused body: its stream (or the web stream over it, which pauses it when its queue is full)
+    // holds the socket still, so a client with more than the kernel's buffers left to send would stall, look idle,
+    // and be reset. The body's readers are dropped and it is read into nothing until the client is done.
+    if (request) {
+      request.removeAllListeners('data');
+      request.on('data', () => {});
+      request.resume();
+    }
     const done = () => {
       clearTimeout(deadline);
       clearInterval(counting);

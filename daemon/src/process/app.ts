@@ -49,7 +49,8 @@ export interface BoardApp {
   readonly web: WebView;
 }
 
-const MAX_BODY_BYTES = 1024 * 1024;
+/** A request body: room for submit_result's 1 MiB patch (LIMITS.workPatchBytes) as JSON escapes it, with its summary. */
+const MAX_BODY_BYTES = 4 * 1024 * 1024;
 
 export function createApp(options: AppOptions): BoardApp {
   const { config } = options;

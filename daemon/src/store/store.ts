@@ -1,6 +1,7 @@
 // The board's storage interface: async, one method per board operation, each one whole transaction.
 // Rules are passed in as pure decisions, so a PostgreSQL store can run the same ones inside BEGIN ... COMMIT.
 import type { ReservationChange, TaskChange, TaskEdit } from './changes.js';
+import type { Attached, TaskWork, UsageSummary } from './work-rows.js';
 import type { EventPage, LogPosition } from './event-log.js';
 import { LIMITS, type Activity, type Message, type MessageKind, type Priority, type Reservation, type Review, type Task, type TaskStatus, type TaskSummary, type Verdict } from 'roundtable-shared';
 
@@ -332,10 +333,16 @@ export interface BoardStore {
   latestTasks(status: TaskStatus, limit: number): Promise<TaskSummary[]>;
   claimTask(id: number, decide: DecideChange, extras?: WriteExtras<Task>): Promise<Task>;
   releaseTask(id: number, decide: DecideChange, extras?: WriteExtras<Task>): Promise<Task>;
-  submitResult(id: number, decide: DecideChange, extras?: WriteExtras<Task>): Promise<Task>;
+  /** With `attached`, the submission's work record and usage row are written in the same transaction (issue 35). */
+  submitResult(id: number, decide: DecideChange, extras?: WriteExtras<Task>, attached?: Attached): Promise<Task>;
   reviewTask(id: number, decide: DecideChange, extras?: WriteExtras<Task>): Promise<Task>;
   cancelTask(id: number, decide: DecideChange, extras?: WriteExtras<Task>): Promise<Task>;
-  postMessage(id: number, check: CheckTask, message: NewMessage, extras?: WriteExtras<Message>): Promise<Message>;
+  /** With `attached.usage`, its usage row is written in the same transaction. */
+  postMessage(id: number, check: CheckTask, message: NewMessage, extras?: WriteExtras<Message>, attached?: Attached): Promise<Message>;
+  /** The latest submission's work record (its patch only when asked) and the usage reported on the task. */
+  taskWork(id: number, includePatch: boolean): Promise<TaskWork>;
+  /** Usage per project, per agent and per task, for the page's Cost view. */
+  usageSummary(): Promise<UsageSummary>;
   /** The unexpired response recorded under (agent, key), if any. */
   findResponse(agent: string, key: string, expiredBefore: string): Promise<StoredResponse | undefined>;
   /** Deletes recorded responses older than the given time; returns how many. */

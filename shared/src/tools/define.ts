@@ -19,6 +19,12 @@ export interface ToolDefinition<
    * declare it (docs/DECISIONS.md, "The tool list's budget").
    */
   readonly listsOutput?: boolean;
+  /**
+   * Input fields a program fills, not the model (the bridge's `work` and `usage`): left out of tools/list, since their
+   * schemas would cost context on every turn for a field no model writes. The board accepts and checks them whole;
+   * SPEC §22 documents them.
+   */
+  readonly unlistedFields?: readonly string[];
 }
 
 export type ToolInput<T extends ToolDefinition> = z.infer<T['input']>;
@@ -110,11 +116,18 @@ function admittingErrors(schema: { type: 'object'; [key: string]: unknown }): { 
   return { type: 'object', anyOf: [schema, ERROR_BODY_SCHEMA] };
 }
 
+function withoutFields(schema: { type: 'object'; [key: string]: unknown }, fields: readonly string[] | undefined) {
+  if (!fields) return schema;
+  const properties = { ...(schema['properties'] as Record<string, unknown>) };
+  for (const field of fields) delete properties[field];
+  return { ...schema, properties };
+}
+
 export function listedTool(tool: ToolDefinition): ListedTool {
   return {
     name: tool.name,
     description: tool.description,
-    inputSchema: jsonSchema(tool.input, 'input'),
+    inputSchema: withoutFields(jsonSchema(tool.input, 'input'), tool.unlistedFields),
     ...(tool.listsOutput && { outputSchema: admittingErrors(jsonSchema(tool.output, 'output')) }),
     // A read-only tool needs no destructive or idempotent hint: MCP reads those only when readOnlyHint is false.
     annotations: tool.mutates ? { destructiveHint: false, openWorldHint: false } : { readOnlyHint: true, openWorldHint: false },

@@ -95,7 +95,7 @@ function itemCursor(field: string, from: string) {
 
 export const getTask = defineTool({
   name: 'get_task',
-  description: `A task in full, with messages, reviews, history, dependents, reserved paths. Messages and history are paged, with totals: pass back messages_next_cursor, history_next_cursor. ${UNTRUSTED}`,
+  description: `A task whole: messages, reviews, history, dependents, reservations, git work (diff: include_patch). Pages: messages_next_cursor, history_next_cursor. ${UNTRUSTED}`,
   input: z.strictObject({
     task_id: taskId,
     order: z
@@ -106,7 +106,7 @@ export const getTask = defineTool({
     messages_cursor: itemCursor('messages_cursor', 'messages_next_cursor'),
     history_limit: itemLimit('history_limit'),
     history_cursor: itemCursor('history_cursor', 'history_next_cursor'),
-    include_patch: z.boolean({ error: 'include_patch must be true or false' }).optional().describe('default false: work without its patch'),
+    include_patch: z.boolean({ error: 'include_patch must be true or false' }).optional(),
   }),
   output: z.object({
     task: taskSchema,
@@ -158,6 +158,7 @@ export const postMessage = defineTool({
   }),
   output: z.object({ message: messageSchema, untrusted_content_warning: untrustedWarning }),
   mutates: true,
+  unlistedFields: ['usage'],
 });
 
 export const submitResult = defineTool({
@@ -167,11 +168,12 @@ export const submitResult = defineTool({
     task_id: taskId,
     result: boundedText('result', LIMITS.result),
     claim_id: claimId.optional(),
-    work: workInputSchema.optional().describe('The git work behind it; the bridge adds it from the work tree'),
+    work: workInputSchema.optional(),
     usage: usageInputSchema.optional(),
   }),
   output: oneTask,
   mutates: true,
+  unlistedFields: ['work', 'usage'],
 });
 
 export const reviewTask = defineTool({

@@ -22,9 +22,11 @@ export const TABLES = [
   'room_receipts',
   'agent_cursors',
   'reservations',
+  'work_records',
+  'usage_reports',
 ] as const;
 /** Tables with an identity id: after the copy, new ids continue after the largest one copied. */
-const WITH_IDS = new Set(['tasks', 'claims', 'messages', 'reviews', 'activity', 'audit_log', 'room_messages', 'reservations']);
+const WITH_IDS = new Set(['tasks', 'claims', 'messages', 'reviews', 'activity', 'audit_log', 'room_messages', 'reservations', 'work_records', 'usage_reports']);
 /** SQLite keeps booleans as 0/1. */
 export const BOOLEAN_COLUMNS: Readonly<Record<string, readonly string[]>> = { reservations: ['exclusive'] };
 const BATCH = 1000;

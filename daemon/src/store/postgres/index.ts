@@ -47,6 +47,8 @@ import { migratePostgres } from './migrate.js';
 import * as reservations from './reservations.js';
 import * as room from './room.js';
 import * as tasks from './tasks.js';
+import * as work from './work.js';
+import type { Attached, TaskWork, UsageSummary } from '../work-rows.js';
 import * as taskRead from './task-read.js';
 import { enqueueDeliveries, postgresOutbox } from './webhooks.js';
 import type { WebhookOutbox } from '../webhooks-port.js';
@@ -127,11 +129,16 @@ export class PostgresStore implements BoardStore {
   }
 
   /** A transition, with its event and those of the dependents it settled. */
-  private transition(id: number, decide: DecideChange, extras: WriteExtras<Task> | undefined): Promise<Task> {
+  private transition(id: number, decide: DecideChange, extras: WriteExtras<Task> | undefined, attached?: Attached): Promise<Task> {
     let change: TaskChange | undefined;
     let before: Task | undefined;
     return this.change(
-      (tx) => tasks.transition(tx, id, (t) => (change = decide((before = t))), extras),
+      async (tx) => {
+        const task = await tasks.transition(tx, id, (t) => (change = decide((before = t))), extras);
+        // A submission's work and usage rows go in with its change, or not at all.
+        if (attached) await work.attachWork(tx, id, before!.claim_id, change!.actor, 'submit_result', attached, task.updated_at);
+        return task;
+      },
       async (tx, task) => ({ kind: 'transition', before: before!, task, change: change!, dependents: touchesDependents(task) ? await tasks.dependentsOf(tx, task.id) : [] }),
     );
   }
@@ -162,8 +169,8 @@ export class PostgresStore implements BoardStore {
   releaseTask(id: number, decide: DecideChange, extras?: WriteExtras<Task>): Promise<Task> {
     return this.transition(id, decide, extras);
   }
-  submitResult(id: number, decide: DecideChange, extras?: WriteExtras<Task>): Promise<Task> {
-    return this.transition(id, decide, extras);
+  submitResult(id: number, decide: DecideChange, extras?: WriteExtras<Task>, attached?: Attached): Promise<Task> {
+    return this.transition(id, decide, extras, attached);
   }
   reviewTask(id: number, decide: DecideChange, extras?: WriteExtras<Task>): Promise<Task> {
     return this.transition(id, decide, extras);
@@ -171,10 +178,14 @@ export class PostgresStore implements BoardStore {
   cancelTask(id: number, decide: DecideChange, extras?: WriteExtras<Task>): Promise<Task> {
     return this.transition(id, decide, extras);
   }
-  postMessage(id: number, check: CheckTask, message: NewMessage, extras?: WriteExtras<Message>): Promise<Message> {
+  postMessage(id: number, check: CheckTask, message: NewMessage, extras?: WriteExtras<Message>, attached?: Attached): Promise<Message> {
     let task: Task | undefined;
     return this.change(
-      (tx) => tasks.postMessage(tx, id, (t) => check((task = t)), message, extras),
+      async (tx) => {
+        const posted = await tasks.postMessage(tx, id, (t) => check((task = t)), message, extras);
+        if (attached?.usage) await work.attachWork(tx, id, task!.claim_id, message.author, 'post_message', { usage: attached.usage }, posted.created_at);
+        return posted;
+      },
       (_tx, posted) => ({ kind: 'message', task: task!, message: posted }),
     );
   }
@@ -184,6 +195,12 @@ export class PostgresStore implements BoardStore {
       (tx) => tasks.updateTask(tx, id, dependsOn, (t, facts) => (edit = decide(t, facts)), extras),
       (_tx, task) => ({ kind: 'edit', task, edit }),
     );
+  }
+  taskWork(id: number, includePatch: boolean): Promise<TaskWork> {
+    return work.taskWork(this.sql, id, includePatch);
+  }
+  usageSummary(): Promise<UsageSummary> {
+    return this.read((tx) => work.usageSummary(tx));
   }
   dependentsOf(id: number): Promise<TaskSummary[]> {
     return this.read((tx) => tasks.dependentsOf(tx, id));

@@ -49,6 +49,8 @@ import { SqliteReservations } from './reservations.js';
 import { SqliteRoom } from './room.js';
 import { SqliteTasks } from './tasks.js';
 import { SqliteWebhooks } from './webhooks.js';
+import { SqliteWork } from './work.js';
+import type { Attached, TaskWork, UsageSummary } from '../work-rows.js';
 import { sqliteOAuth } from './oauth.js';
 import type { OAuthStore } from '../oauth-port.js';
 import type { SecretLookup, WebhookOutbox } from '../webhooks-port.js';
@@ -80,6 +82,7 @@ export class SqliteStore implements BoardStore {
   private readonly room: SqliteRoom;
   private readonly tasks: SqliteTasks;
   private readonly webhooks: SqliteWebhooks;
+  private readonly work: SqliteWork;
   private readonly eventLog: SqliteEventLog;
 
   constructor(options: SqliteStoreOptions) {
@@ -94,6 +97,7 @@ export class SqliteStore implements BoardStore {
     // The renewal a call carries runs with its audit row; the leases concern is made below, so it is looked up then.
     this.audit = new SqliteAudit(db, this.group, this.idempotency, (r) => this.leases.renewLeases(r.agent, r.until, r.now));
     this.webhooks = new SqliteWebhooks(db, options.webhookSecrets);
+    this.work = new SqliteWork(db);
     this.graph = new SqliteDependencies(db);
     this.reservations = new SqliteReservations(db, activity, this.audit);
     this.tasks = new SqliteTasks(db, { activity, audit: this.audit, graph: this.graph, reservations: this.reservations });
@@ -119,11 +123,16 @@ export class SqliteStore implements BoardStore {
   }
 
   /** A transition, with its event and those of the dependents it settled. */
-  private transition(id: number, decide: DecideChange, extras: WriteExtras<Task> | undefined): Promise<Task> {
+  private transition(id: number, decide: DecideChange, extras: WriteExtras<Task> | undefined, attached?: Attached): Promise<Task> {
     let change: TaskChange | undefined;
     let before: Task | undefined;
     return this.change(
-      () => this.tasks.transition(id, (t) => (change = decide((before = t))), extras),
+      () => {
+        const task = this.tasks.transition(id, (t) => (change = decide((before = t))), extras);
+        // A submission's work and usage rows go in with its change, or not at all.
+        if (attached) this.work.attach(id, before!.claim_id, change!.actor, 'submit_result', attached, task.updated_at);
+        return task;
+      },
       (task) => ({ kind: 'transition', before: before!, task, change: change!, dependents: touchesDependents(task) ? this.tasks.dependentsOf(task.id) : [] }),
     );
   }
@@ -161,8 +170,8 @@ export class SqliteStore implements BoardStore {
   releaseTask(id: number, decide: DecideChange, extras?: WriteExtras<Task>): Promise<Task> {
     return this.transition(id, decide, extras);
   }
-  submitResult(id: number, decide: DecideChange, extras?: WriteExtras<Task>): Promise<Task> {
-    return this.transition(id, decide, extras);
+  submitResult(id: number, decide: DecideChange, extras?: WriteExtras<Task>, attached?: Attached): Promise<Task> {
+    return this.transition(id, decide, extras, attached);
   }
   reviewTask(id: number, decide: DecideChange, extras?: WriteExtras<Task>): Promise<Task> {
     return this.transition(id, decide, extras);
@@ -170,10 +179,14 @@ export class SqliteStore implements BoardStore {
   cancelTask(id: number, decide: DecideChange, extras?: WriteExtras<Task>): Promise<Task> {
     return this.transition(id, decide, extras);
   }
-  async postMessage(id: number, check: CheckTask, message: NewMessage, extras?: WriteExtras<Message>): Promise<Message> {
+  async postMessage(id: number, check: CheckTask, message: NewMessage, extras?: WriteExtras<Message>, attached?: Attached): Promise<Message> {
     let task: Task | undefined;
     return this.change(
-      () => this.tasks.postMessage(id, (t) => check((task = t)), message, extras),
+      () => {
+        const posted = this.tasks.postMessage(id, (t) => check((task = t)), message, extras);
+        if (attached?.usage) this.work.attach(id, task!.claim_id, message.author, 'post_message', { usage: attached.usage }, posted.created_at);
+        return posted;
+      },
       (posted) => ({ kind: 'message', task: task!, message: posted }),
     );
   }
@@ -183,6 +196,12 @@ export class SqliteStore implements BoardStore {
       () => this.tasks.updateTask(id, dependsOn, (t, facts) => (edit = decide(t, facts)), extras),
       (task) => ({ kind: 'edit', task, edit }),
     );
+  }
+  async taskWork(id: number, includePatch: boolean): Promise<TaskWork> {
+    return this.read(() => this.work.taskWork(id, includePatch));
+  }
+  async usageSummary(): Promise<UsageSummary> {
+    return this.read(() => this.work.usageSummary());
   }
   async dependentsOf(id: number): Promise<TaskSummary[]> {
     return this.read(() => this.tasks.dependentsOf(id));
