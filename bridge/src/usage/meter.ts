@@ -25,6 +25,14 @@ interface SessionFile {
   readonly mtimeMs: number;
 }
 
+/**
+ * Claude Code buffers its transcript: the answer that made this call reached the file a few tens of ms later in
+ * 2.1.328. Before a report, its file is given until it has been quiet this long (polled), within a bound.
+ */
+const QUIET_MS = 150;
+const POLL_MS = 50;
+const SETTLE_MAX_MS = 1_000;
+
 /** A report on its way to the board: its totals count as reported for this long unless the board's answer comes first. */
 const IN_FLIGHT_MS = 120_000;
 
@@ -50,7 +58,7 @@ export class UsageMeter {
   /** The usage not reported yet of the current session, or undefined when there is none (or nothing new). */
   unreported(): Promise<UsageInput | undefined> {
     return this.serial(async () => {
-      const found = await this.refresh();
+      const found = await this.refresh({ settle: true });
       if (!found) return undefined;
       const { path, record, ledger } = found;
       let from = record.baseline;
@@ -97,9 +105,10 @@ export class UsageMeter {
   }
 
   /** Finds the session's file and reads what was appended to it into its record. */
-  private async refresh(): Promise<{ path: string; record: SessionRecord; ledger: Ledger } | undefined> {
+  private async refresh(options: { settle?: boolean } = {}): Promise<{ path: string; record: SessionRecord; ledger: Ledger } | undefined> {
     const file = await this.sessionFile();
     if (!file) return undefined;
+    if (options.settle && file.app === 'claude-code') await quiet(file.path);
     const ledger = await readLedger(this.options.cwd, this.options.stateDir);
     const known = ledger.get(file.path);
     const record: SessionRecord =
@@ -144,5 +153,20 @@ export class UsageMeter {
   private async cwdOf(path: string): Promise<string | undefined> {
     if (!this.rolloutCwds.has(path)) this.rolloutCwds.set(path, await rolloutCwd(path).catch(() => undefined));
     return this.rolloutCwds.get(path);
+  }
+}
+
+/** Waits until the file's size has not changed for QUIET_MS, or SETTLE_MAX_MS in all. */
+async function quiet(path: string): Promise<void> {
+  const started = Date.now();
+  let size = (await stat(path).catch(() => undefined))?.size;
+  let since = Date.now();
+  while (Date.now() - started < SETTLE_MAX_MS) {
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+    const now = (await stat(path).catch(() => undefined))?.size;
+    if (now !== size) {
+      size = now;
+      since = Date.now();
+    } else if (Date.now() - since >= QUIET_MS) return;
   }
 }
