@@ -4,7 +4,7 @@
 // wrote into it, so a test can check what hook output and instructions reached the model.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { TOOLS } from 'roundtable-shared';
-import { readConversation, sampleOf, writeStep, type Conversation, type ModelApi, type WireStep } from './model-wire.js';
+import { DEFAULT_USAGE, readConversation, sampleOf, writeStep, type Conversation, type ModelApi, type PastCall, type WireStep, type WireUsage } from './model-wire.js';
 import { readBody, standInServer, type StandIn } from './net.js';
 
 const BOARD_TOOLS = TOOLS.map((t) => t.name).sort((a, b) => b.length - a.length);
@@ -28,10 +28,18 @@ export interface ModelTurn {
   readonly calls: BoardCall[];
   /** What the app wrote into the request (system prompt, instructions, user and hook text), joined. */
   readonly text: string;
+  /** The app's own tools called so far (not the board's), with their results. */
+  readonly ownCalls: PastCall[];
 }
 
-/** A tool call, or a text answer (after afterMs, to keep an app alive while something else happens, e.g. an MCP connect). */
-export type ScriptStep = { readonly call: string; readonly args?: Record<string, unknown> } | { readonly say: string; readonly afterMs?: number };
+/**
+ * A tool call, or a text answer (after afterMs, to keep an app alive while something else happens, e.g. an MCP connect).
+ * A call names a board tool, or with `own` one of the app's own tools by the name it offers (Claude Code's Bash);
+ * `note` puts a text block before the call (Anthropic wire only), so one answer holds two content blocks.
+ */
+export type ScriptStep =
+  | { readonly call: string; readonly args?: Record<string, unknown>; readonly own?: boolean; readonly note?: string }
+  | { readonly say: string; readonly afterMs?: number };
 export type Script = (turn: ModelTurn) => ScriptStep;
 
 export interface RecordedRequest {
@@ -42,6 +50,8 @@ export interface RecordedRequest {
   readonly conversation: Conversation;
   /** What the stand-in answered. */
   readonly step: WireStep;
+  /** The model use the answer reported. */
+  readonly usage: WireUsage;
 }
 
 export interface ModelApis extends StandIn {
@@ -51,6 +61,8 @@ export interface ModelApis extends StandIn {
   script(app: string, script: Script): void;
   /** The requests of one app that offered board tools, in order. */
   turnsOf(app: string): RecordedRequest[];
+  /** The model use each answer to this app reports, by the answer's number (0 first); DEFAULT_USAGE otherwise. */
+  usage(app: string, figures: (index: number) => WireUsage): void;
 }
 
 /** More board calls than this in one conversation is a script that loops: the stand-in ends the turn. */
@@ -87,6 +99,8 @@ function toolSearchFor(tool: string, conversation: Conversation, raw: string): W
 export async function modelApis(): Promise<ModelApis> {
   const requests: RecordedRequest[] = [];
   const scripts = new Map<string, Script>();
+  const usages = new Map<string, (index: number) => WireUsage>();
+  const answered = new Map<string, number>();
   const standIn = await standInServer(async (req: IncomingMessage, res: ServerResponse) => {
     const path = req.url ?? '/';
     const app = path.split('/')[1] ?? '';
@@ -104,20 +118,24 @@ export async function modelApis(): Promise<ModelApis> {
     const conversation = readConversation(api, body);
     const at = Date.now();
     const { step, afterMs } = decide(app, conversation, raw, scripts.get(app));
-    requests.push({ app, api, path, at, conversation, step });
+    const index = answered.get(app) ?? 0;
+    answered.set(app, index + 1);
+    const usage = usages.get(app)?.(index) ?? DEFAULT_USAGE;
+    requests.push({ app, api, path, at, conversation, step, usage });
     if (afterMs) await new Promise((resolve) => setTimeout(resolve, afterMs));
-    writeStep(api, res, { body, stream: api !== 'gemini' || path.includes('streamGenerateContent') }, step);
+    writeStep(api, res, { body, stream: api !== 'gemini' || path.includes('streamGenerateContent') }, step, usage);
   });
   return Object.assign(standIn, {
     requests,
     baseFor: (app: string) => `${standIn.url}/${app}`,
     script: (app: string, script: Script) => void scripts.set(app, script),
+    usage: (app: string, figures: (index: number) => WireUsage) => void usages.set(app, figures),
     turnsOf: (app: string) => requests.filter((r) => r.app === app && r.conversation.offered.some((name) => boardToolOf(name) !== undefined || name === 'ToolSearch')),
   });
 }
 
 function decide(app: string, conversation: Conversation, raw: string, script: Script | undefined): { step: WireStep; afterMs?: number } {
-  const step = script?.({ app, calls: boardCalls(conversation), text: conversation.texts.join('\n') });
+  const step = script?.({ app, calls: boardCalls(conversation), text: conversation.texts.join('\n'), ownCalls: conversation.calls.filter((c) => boardToolOf(c.name) === undefined) });
   const wire = next(conversation, raw, step);
   const delayed = step && 'say' in step && step.afterMs && 'text' in wire && wire.text === step.say;
   return delayed ? { step: wire, afterMs: step.afterMs } : { step: wire };
@@ -137,7 +155,9 @@ function next(conversation: Conversation, raw: string, step: ScriptStep | undefi
   if (!step || (!boardOffered && !conversation.offered.includes('ToolSearch'))) return { text: 'ok' };
   if (conversation.calls.length >= MAX_CALLS) return { text: `stopping after ${MAX_CALLS} calls` };
   if ('say' in step) return { text: step.say };
+  const note = step.note ? { note: step.note } : {};
+  if (step.own) return conversation.offered.includes(step.call) ? { call: step.call, args: step.args ?? {}, ...note } : { text: `the tool ${step.call} is not offered` };
   const name = conversation.offered.find((offered) => boardToolOf(offered) === step.call);
-  if (name) return { call: name, args: step.args ?? {} };
+  if (name) return { call: name, args: step.args ?? {}, ...note };
   return toolSearchFor(step.call, conversation, raw) ?? { text: `the tool ${step.call} is not offered` };
 }

@@ -27,8 +27,23 @@ export interface Conversation {
   readonly jsonSchema?: Record<string, unknown>;
 }
 
-/** One step of the model: call a tool (by an offered name), or answer in text and end the turn. */
-export type WireStep = { readonly call: string; readonly args: Record<string, unknown> } | { readonly text: string };
+/** One step of the model: call a tool (by an offered name, after a text block when `note` is set), or answer in text and end the turn. */
+export type WireStep = { readonly call: string; readonly args: Record<string, unknown>; readonly note?: string } | { readonly text: string };
+
+/**
+ * The model use one answer reports, in the Anthropic sense: `input` excludes what was read from or written to the
+ * prompt cache. The OpenAI wire reports input as input + cacheRead + cacheWrite with cacheRead as its cached part;
+ * the Gemini wire as promptTokenCount. `reasoning` is part of `output` on every wire.
+ */
+export interface WireUsage {
+  readonly input: number;
+  readonly output: number;
+  readonly cacheRead: number;
+  readonly cacheWrite: number;
+  readonly reasoning: number;
+}
+
+export const DEFAULT_USAGE: WireUsage = { input: 10, output: 5, cacheRead: 0, cacheWrite: 0, reasoning: 0 };
 
 type Any = Record<string, any>;
 
@@ -136,26 +151,27 @@ function json(res: ServerResponse, value: unknown): void {
   res.end(JSON.stringify(value));
 }
 
-function anthropicAnswer(res: ServerResponse, body: Any, step: WireStep): void {
+function anthropicAnswer(res: ServerResponse, body: Any, step: WireStep, figures: WireUsage): void {
   const id = nextId('msg');
-  const usage = { input_tokens: 10, output_tokens: 5, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
-  const block = 'call' in step ? { type: 'tool_use', id: nextId('toolu'), name: step.call, input: step.args } : { type: 'text', text: step.text };
+  const usage = { input_tokens: figures.input, output_tokens: figures.output, cache_creation_input_tokens: figures.cacheWrite, cache_read_input_tokens: figures.cacheRead };
+  const blocks: Any[] = 'call' in step ? [...(step.note ? [{ type: 'text', text: step.note }] : []), { type: 'tool_use', id: nextId('toolu'), name: step.call, input: step.args }] : [{ type: 'text', text: step.text }];
   const stop = 'call' in step ? 'tool_use' : 'end_turn';
-  if (!body['stream']) return json(res, { id, type: 'message', role: 'assistant', model: body['model'], content: [block], stop_reason: stop, stop_sequence: null, usage });
-  const start = 'call' in step ? { ...block, input: {} } : { type: 'text', text: '' };
-  const delta = 'call' in step ? { type: 'input_json_delta', partial_json: JSON.stringify(step.args) } : { type: 'text_delta', text: step.text };
+  if (!body['stream']) return json(res, { id, type: 'message', role: 'assistant', model: body['model'], content: blocks, stop_reason: stop, stop_sequence: null, usage });
   const ev = (type: string, data: Any) => ({ event: type, data: { type, ...data } });
+  const streamed = blocks.flatMap((block, index) => {
+    const start = block['type'] === 'tool_use' ? { ...block, input: {} } : { type: 'text', text: '' };
+    const delta = block['type'] === 'tool_use' ? { type: 'input_json_delta', partial_json: JSON.stringify(block['input']) } : { type: 'text_delta', text: block['text'] };
+    return [ev('content_block_start', { index, content_block: start }), ev('content_block_delta', { index, delta }), ev('content_block_stop', { index })];
+  });
   sse(res, [
-    ev('message_start', { message: { id, type: 'message', role: 'assistant', model: body['model'], content: [], stop_reason: null, stop_sequence: null, usage: { ...usage, output_tokens: 0 } } }),
-    ev('content_block_start', { index: 0, content_block: start }),
-    ev('content_block_delta', { index: 0, delta }),
-    ev('content_block_stop', { index: 0 }),
-    ev('message_delta', { delta: { stop_reason: stop, stop_sequence: null }, usage: { output_tokens: 5 } }),
+    ev('message_start', { message: { id, type: 'message', role: 'assistant', model: body['model'], content: [], stop_reason: null, stop_sequence: null, usage: { ...usage, output_tokens: 1 } } }),
+    ...streamed,
+    ev('message_delta', { delta: { stop_reason: stop, stop_sequence: null }, usage: { output_tokens: figures.output } }),
     ev('message_stop', {}),
   ]);
 }
 
-function responsesAnswer(res: ServerResponse, step: WireStep): void {
+function responsesAnswer(res: ServerResponse, step: WireStep, figures: WireUsage): void {
   const id = nextId('resp');
   let item: Any;
   if ('call' in step) {
@@ -164,7 +180,8 @@ function responsesAnswer(res: ServerResponse, step: WireStep): void {
   } else {
     item = { type: 'message', id: nextId('msg'), role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: step.text, annotations: [] }] };
   }
-  const usage = { input_tokens: 10, output_tokens: 5, total_tokens: 15, input_tokens_details: { cached_tokens: 0 }, output_tokens_details: { reasoning_tokens: 0 } };
+  const input = figures.input + figures.cacheRead + figures.cacheWrite;
+  const usage = { input_tokens: input, output_tokens: figures.output, total_tokens: input + figures.output, input_tokens_details: { cached_tokens: figures.cacheRead }, output_tokens_details: { reasoning_tokens: figures.reasoning } };
   const ev = (data: Any) => ({ event: data['type'], data });
   sse(res, [
     ev({ type: 'response.created', response: { id, object: 'response', status: 'in_progress', output: [] } }),
@@ -174,15 +191,16 @@ function responsesAnswer(res: ServerResponse, step: WireStep): void {
   ]);
 }
 
-function geminiAnswer(res: ServerResponse, stream: boolean, step: WireStep): void {
+function geminiAnswer(res: ServerResponse, stream: boolean, step: WireStep, figures: WireUsage): void {
   const part = 'call' in step ? { functionCall: { name: step.call, args: step.args } } : { text: step.text };
-  const answer = { candidates: [{ content: { role: 'model', parts: [part] }, finishReason: 'STOP', index: 0 }], usageMetadata: { promptTokenCount: 10, candidatesTokenCount: 5, totalTokenCount: 15 } };
+  const prompt = figures.input + figures.cacheRead + figures.cacheWrite;
+  const answer = { candidates: [{ content: { role: 'model', parts: [part] }, finishReason: 'STOP', index: 0 }], usageMetadata: { promptTokenCount: prompt, candidatesTokenCount: figures.output, totalTokenCount: prompt + figures.output } };
   if (stream) sse(res, [{ data: answer }]);
   else json(res, answer);
 }
 
-export function writeStep(api: ModelApi, res: ServerResponse, request: { body: Any; stream: boolean }, step: WireStep): void {
-  if (api === 'anthropic') anthropicAnswer(res, request.body, step);
-  else if (api === 'responses') responsesAnswer(res, step);
-  else geminiAnswer(res, request.stream, step);
+export function writeStep(api: ModelApi, res: ServerResponse, request: { body: Any; stream: boolean }, step: WireStep, usage: WireUsage = DEFAULT_USAGE): void {
+  if (api === 'anthropic') anthropicAnswer(res, request.body, step, usage);
+  else if (api === 'responses') responsesAnswer(res, step, usage);
+  else geminiAnswer(res, request.stream, step, usage);
 }

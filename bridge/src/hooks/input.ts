@@ -1,9 +1,13 @@
 // What a client's command hook passes on stdin, reduced to the few fields we act on; everything else is ignored.
 
+import { isAbsolute } from 'node:path';
+import { sessionFilePath } from '../usage/transcript-note.js';
+
 /** Larger input is not a hook event we understand: read no further. */
 const MAX_INPUT_BYTES = 1_000_000;
 /** Session ids are opaque; a longer one is not trusted as a key. */
 const MAX_SESSION_ID = 200;
+const MAX_CWD = 4096;
 
 export interface HookInput {
   /** The client's session id, or "default" when it gave none. Only ever used hashed, as a state key. */
@@ -12,13 +16,17 @@ export interface HookInput {
   readonly stopHookActive: boolean;
   /** The event the client says it sent, when it says. */
   readonly eventName: string | undefined;
+  /** Claude Code and Codex: the session's JSONL file, where the bridge reads the session's model use (usage/). */
+  readonly transcriptPath: string | undefined;
+  /** The session's working folder, as the client says; the bridge serving that folder reads the transcript. */
+  readonly cwd: string | undefined;
 }
 
 export class BadHookInput extends Error {}
 
-/** Parses the hook's JSON. Unknown fields (prompts, transcripts) are not read, logged or kept. */
+/** Parses the hook's JSON. Unknown fields (prompts, messages) are not read, logged or kept; the transcript's path is kept, never its content. */
 export function parseHookInput(text: string): HookInput {
-  if (text.trim() === '') return { sessionId: 'default', stopHookActive: false, eventName: undefined };
+  if (text.trim() === '') return { sessionId: 'default', stopHookActive: false, eventName: undefined, transcriptPath: undefined, cwd: undefined };
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -34,6 +42,8 @@ export function parseHookInput(text: string): HookInput {
     sessionId,
     stopHookActive: fields['stop_hook_active'] === true,
     eventName: typeof event === 'string' ? event : undefined,
+    transcriptPath: sessionFilePath(fields['transcript_path']),
+    cwd: typeof fields['cwd'] === 'string' && fields['cwd'].length <= MAX_CWD && isAbsolute(fields['cwd']) ? fields['cwd'] : undefined,
   };
 }
 

@@ -7,6 +7,7 @@ import { digestOf, readBoardFacts } from './facts.js';
 import { BadHookInput, parseHookInput } from './input.js';
 import { digestLine, sessionStartContext, stopReason } from './sentences.js';
 import { HookStateStore, type DigestFacts, type HookState } from './state.js';
+import { noteTranscript } from '../usage/transcript-note.js';
 
 export const DEFAULT_MAX_STOP_BLOCKS = 3;
 
@@ -22,6 +23,8 @@ export interface HookRunOptions {
   readonly keepWorking: boolean;
   readonly maxStopBlocks: number;
   readonly store?: HookStateStore;
+  /** The bridge's state folder (default: stateDir()), where the transcript's path is noted for usage/. */
+  readonly stateDir?: string;
   readonly now?: () => number;
 }
 
@@ -44,6 +47,10 @@ async function answer(options: HookRunOptions): Promise<Record<string, unknown> 
   const input = parseHookInput(options.stdinText);
   if (input.eventName !== undefined && input.eventName !== options.event) {
     log.warn(`hook ${options.client} ${options.event}: the input says it is ${JSON.stringify(input.eventName.slice(0, 40))}; answering as ${options.event}`);
+  }
+  if (input.transcriptPath && (options.client === 'claude-code' || options.client === 'codex') && process.env['ROUNDTABLE_USAGE'] !== 'off') {
+    // Where the bridge serving this folder finds the session's model use; a failure only leaves it to guess.
+    await noteTranscript({ cwd: input.cwd ?? process.cwd(), app: options.client, path: input.transcriptPath, ...(options.stateDir && { dir: options.stateDir }) }).catch(warnState);
   }
   const store = options.store ?? new HookStateStore();
   const now = options.now ?? Date.now;
