@@ -1,7 +1,7 @@
 // The `roundtable-bridge` command: serve MCP over stdio (the default), login, logout, status, hook, wake, setup, guard.
 import { parseCommandLine } from './args.js';
 import { BoardClient, BoardRefusal } from './board-client.js';
-import { loadBridgeConfig, parseToolsets, type BridgeConfig } from './config.js';
+import { loadBridgeConfig, parseToolsets, workEnabled, type BridgeConfig } from './config.js';
 import { findToken, noTokenLine, type FoundToken } from './credentials.js';
 import { BadConfig, BridgeError, DaemonUnreachable, KeychainTimeout } from './errors.js';
 import { deleteTokenFromKeychain, KEYCHAIN_SERVICE, storeTokenInKeychain } from './keychain.js';
@@ -62,7 +62,7 @@ function clientFor(config: BridgeConfig, token: (refresh: boolean) => Promise<st
   return new BoardClient({ config, token, userAgent: `roundtable-bridge/${VERSION}` });
 }
 
-async function serve(config: BridgeConfig, toolsets: ReturnType<typeof parseToolsets>): Promise<void> {
+async function serve(config: BridgeConfig, toolsets: ReturnType<typeof parseToolsets>, work: boolean): Promise<void> {
   let found: Promise<FoundToken> | undefined;
   // Looked up again after a 401 (a `login` may have stored a new token) and after a failure.
   const token = async (refresh: boolean) => {
@@ -82,7 +82,7 @@ async function serve(config: BridgeConfig, toolsets: ReturnType<typeof parseTool
   const { workProvider } = await import('./work/provider.js');
   const { usageProvider } = await import('./usage/provider.js');
   const cwd = process.cwd();
-  const attachments = new CallAttachments([workProvider({ cwd }), usageProvider({ cwd })]);
+  const attachments = new CallAttachments([workProvider({ cwd, board: config.baseUrl, project: config.project, enabled: work }), usageProvider({ cwd })]);
   await serveBridge({ client: clientFor(config, token), version: VERSION, toolsets, audienceCache, attachments });
   log.debug('serving over stdio', { board: config.baseUrl });
   // Looked up once in the background after start, so tools/list is not held up by the keychain, and a bridge
@@ -225,6 +225,9 @@ async function main(argv: string[]): Promise<number | undefined> {
     scope: { type: 'string' },
     strict: { type: 'boolean', default: false },
     install: { type: 'boolean', default: false },
+    'no-work': { type: 'boolean', default: false },
+    dir: { type: 'string' },
+    remove: { type: 'boolean', default: false },
     verbose: { type: 'boolean', default: false },
     help: { type: 'boolean', short: 'h' },
     version: { type: 'boolean', short: 'v' },
@@ -240,7 +243,7 @@ async function main(argv: string[]): Promise<number | undefined> {
   const config = loadBridgeConfig({ url: values.url, project: values.project, profile: values.profile, ca: values.ca, timeout });
   switch (command) {
     case 'serve':
-      await serve(config, parseToolsets(values.toolsets));
+      await serve(config, parseToolsets(values.toolsets), workEnabled(values['no-work']));
       return undefined;
     case 'login':
       return login(config, values['token-stdin']);
