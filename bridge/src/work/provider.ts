@@ -5,9 +5,9 @@ import { submitResult, claimTask } from 'roundtable-shared';
 import type { CallArgs, CallProvider } from '../submission/attach.js';
 import { log } from '../log.js';
 import { ClaimHeads } from './claim-heads.js';
-import { gitLine } from './git.js';
-import { readWorkRecord } from './record.js';
-import { listWorktrees, taskWorktree } from './repository.js';
+
+/** git and the record's code are loaded at the first claim or submission, not at the bridge's start. */
+const gitCode = () => Promise.all([import('./git.js'), import('./record.js'), import('./repository.js')]);
 
 export interface WorkProviderOptions {
   /** The folder the app launched the bridge in. */
@@ -27,6 +27,7 @@ function taskIdOf(value: unknown): number | undefined {
 
 /** The task's own worktree when one has its branch checked out, else the bridge's folder. */
 async function folderFor(cwd: string, taskId: number): Promise<string> {
+  const [, , { listWorktrees, taskWorktree }] = await gitCode();
   try {
     return taskWorktree(await listWorktrees({ cwd }), taskId)?.path ?? cwd;
   } catch {
@@ -46,6 +47,7 @@ export function workProvider(options: WorkProviderOptions): CallProvider {
       if (taskId === undefined) return undefined;
       const started = performance.now();
       const cwd = await folderFor(options.cwd, taskId);
+      const [, { readWorkRecord }] = await gitCode();
       const record = await readWorkRecord({ cwd, claimHead: () => claimHeads.get(board, options.project, taskId) });
       if (typeof record === 'string') {
         log.debug('no work record for this submission', { why: record });
@@ -58,6 +60,7 @@ export function workProvider(options: WorkProviderOptions): CallProvider {
       if (tool !== claimTask.name) return;
       const taskId = taskIdOf((output['task'] as { id?: unknown } | undefined)?.id);
       if (taskId === undefined) return;
+      const [{ gitLine }] = await gitCode();
       const head = await gitLine(['rev-parse', '--verify', '-q', 'HEAD^{commit}'], { cwd: options.cwd });
       if (head === undefined || head === '') return; // outside a repository: nothing to remember
       await claimHeads.set(board, options.project, taskId, head);
