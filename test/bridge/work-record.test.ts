@@ -59,10 +59,11 @@ const bridgeCommand = (agent: string, args: string[], cwd: string, extra: Record
   run(process.execPath, [BRIDGE_BIN, ...args, '--url', board.url], agentEnv(agent, extra), cwd);
 
 /** A new repository on main with one commit, the guard (and its trailer hook) installed for the agent. */
-async function newRepository(name: string, agent: string, files: Record<string, string | Buffer>): Promise<string> {
+async function newRepository(name: string, agent: string, files: Record<string, string | Buffer>, hooks: Record<string, string> = {}): Promise<string> {
   const dir = join(root, name);
   mkdirSync(dir, { recursive: true });
   await git(dir, ['init', '-q', '-b', 'main'], agent);
+  for (const [hook, script] of Object.entries(hooks)) writeFileSync(join(dir, '.git/hooks', hook), script, { mode: 0o755 });
   for (const [path, content] of Object.entries(files)) {
     mkdirSync(join(dir, path, '..'), { recursive: true });
     writeFileSync(join(dir, path), content);
@@ -247,7 +248,9 @@ describe('the work record of a submission', () => {
   });
 
   it('work on the default branch itself: the base is the HEAD the bridge saw at the claim, kept across a restart; the trailer comes from the sole claim', async () => {
-    const plain = await newRepository('plain', 'w2', { 'notes.txt': 'one\n' });
+    // A prepare-commit-msg hook that was there before: kept, run first, its own trailer kept too.
+    const earlier = '#!/bin/sh\ngit interpret-trailers --in-place --trailer "Earlier-Hook: ran" "$1"\n';
+    const plain = await newRepository('plain', 'w2', { 'notes.txt': 'one\n' }, { 'prepare-commit-msg': earlier });
     const stateDir = mkdtempSync(join(tmpdir(), 'roundtable-work-state-'));
     const id = (await api(board, 'lead', 'create_task', { title: 'Edit the notes' })).body.task.id as number;
     const bridge = await startBridge({ args: ['--url', board.url], env: agentEnv('w2', { ROUNDTABLE_STATE_DIR: stateDir }), cwd: plain });
@@ -263,6 +266,7 @@ describe('the work record of a submission', () => {
     writeFileSync(join(plain, 'notes.txt'), 'one\ntwo\n');
     await git(plain, ['commit', '-q', '-am', 'Add a second note'], 'w2');
     expect(await trailers(plain, `${atClaim}..HEAD`)).toEqual([String(id)]);
+    expect(await git(plain, ['log', '-1', '--format=%(trailers:key=Earlier-Hook,valueonly)'], 'w2')).toContain('ran');
 
     await submitThroughBridge('w2', plain, { id, claimId }, [], { ROUNDTABLE_STATE_DIR: stateDir });
     const work = await workOf(id);

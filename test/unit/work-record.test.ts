@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { LIMITS } from 'roundtable-shared';
 import { workEnabled } from '../../bridge/src/config.js';
+import { trailerHookScript } from '../../bridge/src/guard.js';
 import { parseNameStatus, parseNumstat, workFiles } from '../../bridge/src/work/files.js';
 import { cutLine, cutPatch, jsonBytes, PATCH_JSON_BYTES } from '../../bridge/src/work/patch.js';
 import { isTaskBranch, parseWorktreeList, taskOfBranch } from '../../bridge/src/work/repository.js';
@@ -159,5 +160,16 @@ describe('the off switch', () => {
     expect(workEnabled(false, { ROUNDTABLE_WORK: 'off' })).toBe(false);
     expect(workEnabled(false, { ROUNDTABLE_WORK: 'on' })).toBe(true);
     expect(() => workEnabled(false, { ROUNDTABLE_WORK: 'no' })).toThrow(/ROUNDTABLE_WORK/);
+  });
+});
+
+describe('the trailer hook', () => {
+  it('is sh that runs an earlier hook first and never fails the commit itself', () => {
+    const script = trailerHookScript(['/usr/bin/node', '/opt/rt/cli.js', 'trailer', '--url', 'https://b.example'], 'linux');
+    expect(script.startsWith('#!/bin/sh\n')).toBe(true);
+    expect(script).toContain('"$hooks/prepare-commit-msg.before-roundtable" "$@" || exit $?');
+    expect(script).toContain(`'/usr/bin/node' '/opt/rt/cli.js' 'trailer' '--url' 'https://b.example' "$@" || true`);
+    expect(script.trimEnd().endsWith('exit 0')).toBe(true);
+    expect(trailerHookScript(['C:\\node.exe', 'C:\\rt\\cli.js', 'trailer'], 'win32')).toContain(`'C:/node.exe' 'C:/rt/cli.js' 'trailer'`);
   });
 });
