@@ -35,9 +35,9 @@ export function jsonBytes(text: string): number {
  * U+FFFD takes 3 bytes where the invalid byte took 1, so the cut is measured again after decoding.
  */
 export function cutPatch(bytes: Buffer, maxBytes: number = LIMITS.workPatchBytes, maxJson: number = PATCH_JSON_BYTES): CutPatch {
-  const whole = bytes.toString('utf8');
-  if (bytes.length <= maxBytes && Buffer.byteLength(whole, 'utf8') <= maxBytes && jsonBytes(whole) <= maxJson) {
-    return { patch: whole, truncated: false, bytes: bytes.length };
+  if (bytes.length <= maxBytes) {
+    const whole = bytes.toString('utf8');
+    if (Buffer.byteLength(whole, 'utf8') <= maxBytes && jsonBytes(whole) <= maxJson) return { patch: whole, truncated: false, bytes: bytes.length };
   }
   // Room for the last line, whose numbers are at most as long as the whole size.
   const note = Buffer.byteLength(cutLine(bytes.length, bytes.length), 'utf8');
