@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LIMITS, utf8Bytes } from 'roundtable-shared';
 import { api, startBoard, type TestBoard } from '../helpers/board.js';
+import { readWorkRecord } from '../../bridge/src/work/record.js';
 import { body, BRIDGE_BIN, bridgeEnv, startBridge } from '../helpers/bridge.js';
 
 let board: TestBoard;
@@ -292,5 +293,31 @@ describe('the work record of a submission', () => {
       await submitThroughBridge('w3', off, task, [...args], { ...env });
       expect(await workOf(task.id)).toBeNull();
     }
+  });
+});
+
+describe('reading git', () => {
+  it(`keeps the newest ${LIMITS.workCommits} commits of a longer branch, oldest first`, async () => {
+    const long = await newRepository('long', 'w1', { 'a.txt': 'a\n' });
+    const count = LIMITS.workCommits + 3;
+    const stream = Array.from({ length: count }, (_, i) =>
+      [`commit refs/heads/long`, `committer w1 <w1@example.test> ${1_700_000_000 + i} +0000`, `data ${`c${i}`.length}`, `c${i}`, ...(i === 0 ? ['from refs/heads/main^0'] : []), `M 644 inline n.txt`, `data ${String(i).length + 1}`, `${i}`, ''].join('\n'),
+    ).join('\n');
+    const imported = await new Promise<number>((resolve) => {
+      const child = execFile('git', ['fast-import', '--quiet'], { cwd: long, env: agentEnv('w1') }, (error) => resolve(error ? 1 : 0));
+      child.stdin!.end(`${stream}\n`);
+    });
+    expect(imported).toBe(0);
+    await git(long, ['checkout', '-q', 'long']);
+    const record = await readWorkRecord({ cwd: long, claimHead: async () => undefined });
+    if (typeof record === 'string') throw new Error(record);
+    expect(record.commits).toHaveLength(LIMITS.workCommits);
+    expect(record.commits.map((c) => c.subject)).toEqual(Array.from({ length: LIMITS.workCommits }, (_, i) => `c${i + 3}`));
+    expect(record.commits[0]!.author_time).toBe(new Date((1_700_000_000 + 3) * 1000).toISOString());
+    expect(record.files).toEqual([{ path: 'n.txt', status: 'added', binary: false, added: 1, removed: 0 }]);
+  });
+
+  it('outside a repository there is no record, and why', async () => {
+    expect(await readWorkRecord({ cwd: mkdtempSync(join(tmpdir(), 'roundtable-not-a-repo-')), claimHead: async () => undefined })).toBe('not a repository');
   });
 });
