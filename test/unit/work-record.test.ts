@@ -1,34 +1,40 @@
-// The pure parts of the bridge's work record (issue 35): git's -z numstat and name-status parsed, the patch cut at a
+// The pure parts of the bridge's work record (issue 35): git's -z raw, numstat and patch output parsed, the patch cut at a
 // whole line within the cap (and as JSON), the title slug of a task branch, the worktree list, the off switch.
 import { describe, expect, it } from 'vitest';
 import { LIMITS } from 'roundtable-shared';
 import { workEnabled } from '../../bridge/src/config.js';
 import { trailerHookScript } from '../../bridge/src/guard.js';
-import { parseNameStatus, parseNumstat, workFiles } from '../../bridge/src/work/files.js';
+import { splitDiffOutput, workFiles } from '../../bridge/src/work/files.js';
 import { cutLine, cutPatch, jsonBytes, PATCH_JSON_BYTES } from '../../bridge/src/work/patch.js';
 import { isTaskBranch, parseWorktreeList, taskOfBranch } from '../../bridge/src/work/repository.js';
 import { SLUG_MAX, taskBranch, taskFolder, titleSlug } from '../../bridge/src/work/slug.js';
 
-describe('numstat and name-status (-z)', () => {
+describe('git diff --raw --numstat -z -p', () => {
   // What git prints for: a modified file, a rename with changes, a binary file, a deleted file, a name with a tab,
-  // a newline and an escape in it (with -z git writes names as they are).
-  const hostile = 'src/we\tird\nname \u001b[31m<script>.ts';
+  // a newline, an escape and a leading ":" in it (with -z git writes names as they are); then the patch.
+  const hostile = ':src/we\tird\nname \u001b[31m<script>.ts';
+  const mode = ':100644 100644 1111111 2222222';
+  const raw = `${mode} M\x00src/a.ts\x00${mode} R087\x00old/b.ts\x00new/b.ts\x00:000000 100644 0000000 3333333 A\x00img/logo.png\x00:100644 000000 4444444 0000000 D\x00gone.txt\x00:000000 100644 0000000 5555555 A\x00${hostile}\x00`;
   const numstat = `3\t1\tsrc/a.ts\x0012\t0\t\x00old/b.ts\x00new/b.ts\x00-\t-\timg/logo.png\x000\t7\tgone.txt\x001\t0\t${hostile}\x00`;
-  const nameStatus = `M\x00src/a.ts\x00R087\x00old/b.ts\x00new/b.ts\x00A\x00img/logo.png\x00D\x00gone.txt\x00A\x00${hostile}\x00`;
+  const patch = 'diff --git a/src/a.ts b/src/a.ts\n+caf\u00e9 \u0000 not a field end\n';
+  const output = Buffer.concat([Buffer.from(`${raw}${numstat}\x00`, 'utf8'), Buffer.from(patch, 'utf8')]);
 
-  it('parses every entry, renames with both names, binaries as null counts', () => {
-    expect(parseNumstat(numstat)).toEqual([
+  it('splits the raw records, the numstat records and the patch, which keeps git\'s bytes exactly', () => {
+    const parts = splitDiffOutput(output)!;
+    expect(parts.numstat).toEqual([
       { path: 'src/a.ts', added: 3, removed: 1 },
       { path: 'new/b.ts', oldPath: 'old/b.ts', added: 12, removed: 0 },
       { path: 'img/logo.png', added: null, removed: null },
       { path: 'gone.txt', added: 0, removed: 7 },
       { path: hostile, added: 1, removed: 0 },
     ]);
-    expect(parseNameStatus(nameStatus).map((e) => e.status)).toEqual(['modified', 'renamed', 'added', 'deleted', 'added']);
+    expect(parts.raw.map((e) => e.status)).toEqual(['modified', 'renamed', 'added', 'deleted', 'added']);
+    expect(parts.patch.equals(Buffer.from(patch, 'utf8'))).toBe(true);
   });
 
   it('joins them into the record: status, old_path on a rename, binary with 0/0', () => {
-    expect(workFiles(parseNumstat(numstat), parseNameStatus(nameStatus))).toEqual([
+    const parts = splitDiffOutput(output)!;
+    expect(workFiles(parts.numstat, parts.raw)).toEqual([
       { path: 'src/a.ts', status: 'modified', binary: false, added: 3, removed: 1 },
       { path: 'new/b.ts', old_path: 'old/b.ts', status: 'renamed', binary: false, added: 12, removed: 0 },
       { path: 'img/logo.png', status: 'added', binary: true, added: 0, removed: 0 },
@@ -38,11 +44,8 @@ describe('numstat and name-status (-z)', () => {
   });
 
   it('a copy, a type change and an unmerged entry (no status name: left out)', () => {
-    const files = workFiles(
-      parseNumstat('1\t0\t\x00a\x00b\x000\t0\tlink\x000\t0\tconflicted\x00'),
-      parseNameStatus('C100\x00a\x00b\x00T\x00link\x00U\x00conflicted\x00'),
-    );
-    expect(files.map((f) => [f.path, f.status, f.old_path])).toEqual([
+    const parts = splitDiffOutput(Buffer.from(`${mode} C100\x00a\x00b\x00${mode} T\x00link\x00${mode} U\x00conflicted\x001\t0\t\x00a\x00b\x000\t0\tlink\x000\t0\tconflicted\x00\x00`))!;
+    expect(workFiles(parts.numstat, parts.raw).map((f) => [f.path, f.status, f.old_path])).toEqual([
       ['b', 'copied', 'a'],
       ['link', 'type_changed', undefined],
       ['conflicted', undefined, undefined],
@@ -50,13 +53,15 @@ describe('numstat and name-status (-z)', () => {
   });
 
   it(`keeps at most ${LIMITS.workFiles} files`, () => {
-    const many = Array.from({ length: LIMITS.workFiles + 3 }, (_, i) => `1\t0\tf${i}\x00`).join('');
-    expect(workFiles(parseNumstat(many), [])).toHaveLength(LIMITS.workFiles);
+    const n = LIMITS.workFiles + 3;
+    const many = Buffer.from(Array.from({ length: n }, (_, i) => `${mode} M\x00f${i}\x00`).join('') + Array.from({ length: n }, (_, i) => `1\t0\tf${i}\x00`).join('') + '\x00');
+    const parts = splitDiffOutput(many)!;
+    expect(workFiles(parts.numstat, parts.raw)).toHaveLength(LIMITS.workFiles);
   });
 
-  it('empty output: no files', () => {
-    expect(parseNumstat('')).toEqual([]);
-    expect(parseNameStatus('')).toEqual([]);
+  it('no change: no files and no patch; output in another shape: undefined', () => {
+    expect(splitDiffOutput(Buffer.alloc(0))).toEqual({ raw: [], numstat: [], patch: Buffer.alloc(0) });
+    expect(splitDiffOutput(Buffer.from(`${mode} M\x00a.ts\x00diff --git a/a.ts b/a.ts\n`))).toBeUndefined();
   });
 });
 

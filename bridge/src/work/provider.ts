@@ -7,7 +7,7 @@ import { log } from '../log.js';
 import { ClaimHeads } from './claim-heads.js';
 
 /** git and the record's code are loaded at the first claim or submission, not at the bridge's start. */
-const gitCode = () => Promise.all([import('./git.js'), import('./record.js'), import('./repository.js')]);
+const gitCode = () => Promise.all([import('./git.js'), import('./record.js')]);
 
 export interface WorkProviderOptions {
   /** The folder the app launched the bridge in. */
@@ -25,16 +25,6 @@ function taskIdOf(value: unknown): number | undefined {
   return typeof value === 'number' && Number.isSafeInteger(value) && value > 0 ? value : undefined;
 }
 
-/** The task's own worktree when one has its branch checked out, else the bridge's folder. */
-async function folderFor(cwd: string, taskId: number): Promise<string> {
-  const [, , { listWorktrees, taskWorktree }] = await gitCode();
-  try {
-    return taskWorktree(await listWorktrees({ cwd }), taskId)?.path ?? cwd;
-  } catch {
-    return cwd;
-  }
-}
-
 export function workProvider(options: WorkProviderOptions): CallProvider {
   if (options.enabled === false) return { name: 'work' };
   const board = options.board ?? '';
@@ -46,9 +36,8 @@ export function workProvider(options: WorkProviderOptions): CallProvider {
       const taskId = taskIdOf(args['task_id']);
       if (taskId === undefined) return undefined;
       const started = performance.now();
-      const cwd = await folderFor(options.cwd, taskId);
       const [, { readWorkRecord }] = await gitCode();
-      const record = await readWorkRecord({ cwd, claimHead: () => claimHeads.get(board, options.project, taskId) });
+      const record = await readWorkRecord({ cwd: options.cwd, taskId, claimHead: () => claimHeads.get(board, options.project, taskId) });
       if (typeof record === 'string') {
         log.debug('no work record for this submission', { why: record });
         return undefined;

@@ -1,23 +1,40 @@
 // The work record of a submission, read from git: branch, base, head, dirty, the commits base..HEAD, the files with
-// their line counts, and the capped patch. Anything git cannot answer means no record, never a failed call.
+// their line counts, and the capped patch. Anything git cannot answer means no record, never a failed call. The git
+// calls go in three rounds of parallel calls: where HEAD is (and the task's worktree), then the base and the status,
+// then the commits and the diff.
 import { LIMITS, workInputSchema, type WorkInput } from 'roundtable-shared';
 import { gitBytes, gitLine, gitText, type GitOptions } from './git.js';
-import { parseNameStatus, parseNumstat, workFiles } from './files.js';
+import { splitDiffOutput, workFiles } from './files.js';
 import { cutPatch } from './patch.js';
-import { defaultBranchRef } from './repository.js';
+import { defaultBranchRef, listWorktrees, taskWorktree } from './repository.js';
 
 export interface RecordOptions {
   /** A folder in the work tree. */
   readonly cwd: string;
+  /** With a task: the worktree that has its branch (rt/ID-...) checked out is read instead of cwd's, if there is one. */
+  readonly taskId?: number;
   /** The HEAD recorded when the claim succeeded: the base when HEAD has not left the default branch. */
   readonly claimHead: () => Promise<string | undefined>;
 }
 
-export type WhyNoRecord = 'not a repository' | 'no base' | 'invalid';
+export type WhyNoRecord = 'not a repository' | 'no base' | 'unreadable diff' | 'invalid';
+
+interface Position {
+  readonly top: string;
+  readonly head: string;
+  /** refs/heads/..., or "HEAD" when detached. */
+  readonly ref: string;
+}
+
+/** The work tree's top folder, HEAD's commit and its ref, in one call; undefined outside a repository. */
+async function position(cwd: string): Promise<Position | undefined> {
+  const out = await gitLine(['rev-parse', '--show-toplevel', 'HEAD^{commit}', '--symbolic-full-name', 'HEAD', '--'], { cwd });
+  const [top, head, ref] = out?.split('\n') ?? [];
+  return top && head && ref ? { top, head, ref } : undefined;
+}
 
 /** Where the work starts: the merge-base with the default branch, unless that is HEAD itself; then the claim's HEAD. */
-async function findBase(head: string, git: GitOptions, claimHead: () => Promise<string | undefined>): Promise<string | undefined> {
-  const defaultRef = await defaultBranchRef(git).catch(() => undefined);
+async function findBase(head: string, defaultRef: string | undefined, git: GitOptions, claimHead: () => Promise<string | undefined>): Promise<string | undefined> {
   const mergeBase = defaultRef === undefined ? undefined : await gitLine(['merge-base', head, defaultRef], git);
   if (mergeBase !== undefined && mergeBase !== '' && mergeBase !== head) return mergeBase;
   const claimed = await claimHead();
@@ -50,33 +67,45 @@ async function commits(base: string, head: string, git: GitOptions): Promise<Wor
   return list.reverse(); // oldest first
 }
 
+/** Where to read: cwd's work tree, or the task's own worktree when another one has its branch checked out. */
+async function locate(options: RecordOptions): Promise<{ at: Position; git: GitOptions; defaultRef: string | undefined } | undefined> {
+  const git: GitOptions = { cwd: options.cwd };
+  const [here, defaultRef, worktrees] = await Promise.all([
+    position(options.cwd),
+    defaultBranchRef(git).catch(() => undefined),
+    options.taskId === undefined ? undefined : listWorktrees(git).catch(() => undefined),
+  ]);
+  if (here === undefined) return undefined;
+  const own = options.taskId === undefined || worktrees === undefined ? undefined : taskWorktree(worktrees, options.taskId);
+  if (own === undefined || own.path === here.top) return { at: here, git, defaultRef };
+  const there = await position(own.path);
+  return there === undefined ? { at: here, git, defaultRef } : { at: there, git: { cwd: own.path }, defaultRef };
+}
+
 /** The record, or why there is none. */
 export async function readWorkRecord(options: RecordOptions): Promise<WorkInput | WhyNoRecord> {
-  const git: GitOptions = { cwd: options.cwd };
-  const head = await gitLine(['rev-parse', '--verify', '-q', 'HEAD^{commit}'], git);
-  if (head === undefined || head === '') return 'not a repository';
-  const [branchRef, status, base] = await Promise.all([
-    gitLine(['symbolic-ref', '-q', 'HEAD'], git),
+  const where = await locate(options);
+  if (where === undefined) return 'not a repository';
+  const { at, git, defaultRef } = where;
+  const [status, base] = await Promise.all([
     gitBytes(['status', '--porcelain', '-z', '--untracked-files=normal'], git),
-    findBase(head, git, options.claimHead),
+    findBase(at.head, defaultRef, git, options.claimHead),
   ]);
   if (base === undefined) return 'no base';
-  const range = [base, head];
-  const diff = ['diff', '-M', '--no-color', '--no-ext-diff', '--no-textconv'];
-  const [list, numstat, nameStatus, patch] = await Promise.all([
-    commits(base, head, git),
-    gitText([...diff, '--numstat', '-z', ...range, '--'], git),
-    gitText([...diff, '--name-status', '-z', ...range, '--'], git),
-    gitBytes([...diff, ...range, '--'], git),
+  const [list, diff] = await Promise.all([
+    commits(base, at.head, git),
+    gitBytes(['diff', '-M', '--no-color', '--no-ext-diff', '--no-textconv', '--raw', '--numstat', '-z', '-p', base, at.head, '--'], git),
   ]);
-  const cut = cutPatch(patch);
+  const parts = splitDiffOutput(diff);
+  if (parts === undefined) return 'unreadable diff';
+  const cut = cutPatch(parts.patch);
   const record: WorkInput = {
-    branch: branchRef?.startsWith('refs/heads/') ? branchRef.slice('refs/heads/'.length) : null,
+    branch: at.ref.startsWith('refs/heads/') ? at.ref.slice('refs/heads/'.length) : null,
     base,
-    head,
+    head: at.head,
     dirty: status.length > 0,
     commits: list,
-    files: workFiles(parseNumstat(numstat), parseNameStatus(nameStatus)),
+    files: workFiles(parts.numstat, parts.raw),
     patch: cut.patch,
     patch_truncated: cut.truncated,
     patch_bytes: cut.bytes,
