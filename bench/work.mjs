@@ -1,6 +1,7 @@
 // Bench section for the work record (issue 35): submit_result through the real bridge over stdio, from a bridge in a
 // repository whose branch carries a patch over 1 MiB (cut at the cap), one whose branch changes a few lines, and one
-// outside any repository (no work record), in interleaved rounds against one daemon. Target: the 1 MiB patch adds
+// outside any repository (no work record), and the same submission straight over HTTP without and with that record
+// (the daemon's share), in interleaved rounds against one daemon. Target: the 1 MiB patch adds
 // at most 150 ms to the call. Run alone with `node bench/work.mjs` (after `npm run build`).
 import { execFileSync } from 'node:child_process';
 import http from 'node:http';
@@ -14,6 +15,8 @@ import * as harness from './harness.mjs';
 
 const TARGET_ADDED_MS = 150;
 const KINDS = ['no repository', 'a few lines', '1 MiB patch'];
+/** The same calls straight over HTTP, without and with the 1 MiB record: what the daemon's part costs. */
+const DIRECT = ['HTTP, no work', 'HTTP, the 1 MiB record'];
 
 function git(cwd, args) {
   execFileSync('git', args, {
@@ -91,14 +94,21 @@ export async function benchWorkRecord(h = harness, { rounds = 15 } = {}) {
     '1 MiB patch': repository(join(dir, 'big'), lines(17_000, 64)), // about 1.2 MB of patch, cut at 1 MiB
   };
   const bridges = {};
-  const samples = { call: Object.fromEntries(KINDS.map((k) => [k, []])), git: [] };
+  const samples = { call: Object.fromEntries([...KINDS, ...DIRECT].map((k) => [k, []])), git: [] };
+  let record;
   try {
     for (const kind of KINDS) bridges[kind] = await bridgeIn(h, folders[kind], url, agents.claimer.token);
     const submit = async (kind, timed) => {
       const task = await post(daemon.port, agents.lead.token, 'create_task', { title: `bench ${kind}` });
       const claim = await post(daemon.port, agents.claimer.token, 'claim_task', { task_id: task.task.id });
+      const args = { task_id: task.task.id, claim_id: claim.task.claim_id, result: 'bench' };
       const started = performance.now();
-      const result = await bridges[kind].client.callTool({ name: 'submit_result', arguments: { task_id: task.task.id, claim_id: claim.task.claim_id, result: 'bench' } });
+      if (DIRECT.includes(kind)) {
+        await post(daemon.port, agents.claimer.token, 'submit_result', kind === 'HTTP, no work' ? args : { ...args, work: record });
+        if (timed) samples.call[kind].push(performance.now() - started);
+        return task.task.id;
+      }
+      const result = await bridges[kind].client.callTool({ name: 'submit_result', arguments: args });
       const ms = performance.now() - started;
       if (result.isError) throw new Error(`submit_result (${kind}): ${result.content?.[0]?.text}`);
       if (timed) {
@@ -110,7 +120,10 @@ export async function benchWorkRecord(h = harness, { rounds = 15 } = {}) {
     for (const kind of KINDS) await submit(kind, false); // warm-up: connections open, modules loaded
     const check = await post(daemon.port, agents.lead.token, 'get_task', { task_id: await submit('1 MiB patch', false), include_patch: true });
     if (!check.work?.patch_truncated) throw new Error(`the 1 MiB submission carried no cut patch: ${JSON.stringify(check.work)?.slice(0, 300)}`);
-    await h.inRounds(rounds, KINDS, (kind) => submit(kind, true));
+    const INPUT_FIELDS = ['branch', 'base', 'head', 'dirty', 'commits', 'files', 'patch', 'patch_truncated', 'patch_bytes'];
+    record = Object.fromEntries(INPUT_FIELDS.map((field) => [field, check.work[field]]));
+    for (const kind of DIRECT) await submit(kind, false);
+    await h.inRounds(rounds, [...KINDS, ...DIRECT], (kind) => submit(kind, true));
   } finally {
     for (const bridge of Object.values(bridges)) await bridge.close().catch(() => {});
     await h.stopServer(daemon);
@@ -119,6 +132,8 @@ export async function benchWorkRecord(h = harness, { rounds = 15 } = {}) {
   const base = h.median(samples.call['no repository']);
   for (const kind of KINDS) h.report.row('work_record', [kind, spread(h, samples.call[kind]), kind === 'no repository' ? '-' : h.fmt.ms(h.median(samples.call[kind]) - base)]);
   h.report.row('work_record', ['1 MiB patch: reading git alone (the bridge\'s own count)', spread(h, samples.git), '-']);
+  const direct = h.median(samples.call['HTTP, no work']);
+  for (const kind of DIRECT) h.report.row('work_record', [`${kind} (no bridge)`, spread(h, samples.call[kind]), kind === 'HTTP, no work' ? '-' : `${h.fmt.ms(h.median(samples.call[kind]) - direct)} vs HTTP, no work`]);
   const added = h.median(samples.call['1 MiB patch']) - base;
   h.report.target(`the bridge adds <= ${TARGET_ADDED_MS} ms to submit_result for a 1 MiB patch (median vs no repository)`, `${h.fmt.ms(added)} ms`, added <= TARGET_ADDED_MS);
 }
