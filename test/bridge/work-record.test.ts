@@ -222,9 +222,11 @@ describeEachStore((store) => {
 
     it('a patch over the cap is cut at a whole line with a note, the files list whole; uncommitted changes make it dirty; the bridge finds the task\'s worktree from the main checkout', async () => {
       const task = await claimedTask('w1', 'Generate the big table');
-      const made = await bridgeCommand('w1', ['worktree', String(task.id)], repo);
+      const elsewhere = join(root, 'elsewhere');
+      const made = await bridgeCommand('w1', ['worktree', String(task.id)], repo, { ROUNDTABLE_WORKTREE_DIR: elsewhere });
       expect(made.code, made.stderr).toBe(0);
       const tree = made.stdout.trim();
+      expect(tree).toBe(join(elsewhere, `${task.id}-generate-the-big-table`));
       const rows = Array.from({ length: 20_000 }, (_, i) => `row ${String(i).padStart(6, '0')} ${'é'.repeat(20)} ${'z'.repeat(40)}\n`).join('');
       writeFileSync(join(tree, 'table.txt'), rows);
       for (let i = 0; i < 30; i++) writeFileSync(join(tree, `small-${i}.txt`), `${i}\n`);
@@ -281,6 +283,9 @@ describeEachStore((store) => {
     it('outside any repository, and with --no-work or ROUNDTABLE_WORK=off: no work record, no error', async () => {
       const nowhere = mkdtempSync(join(tmpdir(), 'roundtable-not-a-repo-'));
       const outside = await claimedTask('w3', 'Outside git');
+      const noTree = await bridgeCommand('w3', ['worktree', String(outside.id)], nowhere);
+      expect(noTree.code).toBe(1);
+      expect(noTree.stderr).toContain('not inside a git repository');
       const stderr = await submitThroughBridge('w3', nowhere, outside, ['--verbose']);
       expect(stderr).not.toMatch(/ error| warn/);
       expect(await workOf(outside.id)).toBeNull();
