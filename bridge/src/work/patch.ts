@@ -30,6 +30,19 @@ export function jsonBytes(text: string): number {
   return Buffer.byteLength(JSON.stringify(text), 'utf8');
 }
 
+/** The control characters JSON writes as six (\u0001); the rest it escapes (\n, \t, \r, \b, \f, \", \\) take two. */
+const SIX_BYTE_ESCAPE = /[\u0000-\u0007\u000b\u000e-\u001f]/;
+
+/**
+ * Whether the text fits in `maxJson` bytes as JSON. Without a character JSON writes as six, the JSON is at most twice
+ * the text plus its quotes, so a patch within 1 MiB needs no second copy to measure (it would cost a 1 MB string and
+ * its garbage in every submission).
+ */
+function fitsAsJson(text: string, bytes: number, maxJson: number): boolean {
+  if (2 * bytes + 2 <= maxJson && !SIX_BYTE_ESCAPE.test(text)) return true;
+  return jsonBytes(text) <= maxJson;
+}
+
 /**
  * The patch within `maxBytes` UTF-8 bytes (default LIMITS.workPatchBytes) and PATCH_JSON_BYTES of JSON. A decoded
  * U+FFFD takes 3 bytes where the invalid byte took 1, so the cut is measured again after decoding.
@@ -37,7 +50,8 @@ export function jsonBytes(text: string): number {
 export function cutPatch(bytes: Buffer, maxBytes: number = LIMITS.workPatchBytes, maxJson: number = PATCH_JSON_BYTES): CutPatch {
   if (bytes.length <= maxBytes) {
     const whole = bytes.toString('utf8');
-    if (Buffer.byteLength(whole, 'utf8') <= maxBytes && jsonBytes(whole) <= maxJson) return { patch: whole, truncated: false, bytes: bytes.length };
+    const size = Buffer.byteLength(whole, 'utf8');
+    if (size <= maxBytes && fitsAsJson(whole, size, maxJson)) return { patch: whole, truncated: false, bytes: bytes.length };
   }
   // Room for the last line, whose numbers are at most as long as the whole size.
   const note = Buffer.byteLength(cutLine(bytes.length, bytes.length), 'utf8');
@@ -46,10 +60,9 @@ export function cutPatch(bytes: Buffer, maxBytes: number = LIMITS.workPatchBytes
     const kept = wholeLines(bytes, limit);
     const text = kept.toString('utf8') + cutLine(kept.length, bytes.length);
     const size = Buffer.byteLength(text, 'utf8');
-    const json = jsonBytes(text);
-    if (size <= maxBytes && json <= maxJson) return { patch: text, truncated: true, bytes: bytes.length };
+    if (size <= maxBytes && fitsAsJson(text, size, maxJson)) return { patch: text, truncated: true, bytes: bytes.length };
     // Too big once decoded or escaped: shrink in proportion, and a little more, then cut at a line again.
-    const ratio = Math.min(maxBytes / size, maxJson / json);
+    const ratio = Math.min(maxBytes / size, maxJson / jsonBytes(text));
     limit = Math.max(0, Math.floor(Math.min(limit, kept.length) * ratio * 0.98) - 1);
   }
   return { patch: cutLine(0, bytes.length), truncated: true, bytes: bytes.length };
