@@ -1,12 +1,12 @@
 // The work record of a submission, read from git: branch, base, head, dirty, the commits base..HEAD, the files with
 // their line counts, and the capped patch. Anything git cannot answer means no record, never a failed call. The git
-// calls go in three rounds of parallel calls: where HEAD is (and the task's worktree), then the base and the status,
-// then the commits and the diff.
+// calls go in three rounds of parallel calls: where HEAD is and the refs, then the base and the status, then the
+// commits and the diff (six calls; one more to find a task's worktree elsewhere).
 import { LIMITS, workInputSchema, type WorkInput } from 'roundtable-shared';
 import { gitBytes, gitLine, gitText, type GitOptions } from './git.js';
 import { splitDiffOutput, workFiles } from './files.js';
 import { cutPatch } from './patch.js';
-import { defaultBranchRef, listWorktrees, taskWorktree } from './repository.js';
+import { isTaskBranch, listWorktrees, readRefs, taskWorktree } from './repository.js';
 
 export interface RecordOptions {
   /** A folder in the work tree. */
@@ -67,16 +67,19 @@ async function commits(base: string, head: string, git: GitOptions): Promise<Wor
   return list.reverse(); // oldest first
 }
 
-/** Where to read: cwd's work tree, or the task's own worktree when another one has its branch checked out. */
+/**
+ * Where to read: cwd's work tree, or the task's own worktree when another one has its branch checked out. The worktree
+ * list is asked for only when a branch of the task exists and is not the one checked out here.
+ */
 async function locate(options: RecordOptions): Promise<{ at: Position; git: GitOptions; defaultRef: string | undefined } | undefined> {
   const git: GitOptions = { cwd: options.cwd };
-  const [here, defaultRef, worktrees] = await Promise.all([
-    position(options.cwd),
-    defaultBranchRef(git).catch(() => undefined),
-    options.taskId === undefined ? undefined : listWorktrees(git).catch(() => undefined),
-  ]);
+  const taskId = options.taskId;
+  const [here, refs] = await Promise.all([position(options.cwd), readRefs(git, taskId !== undefined).catch(() => undefined)]);
   if (here === undefined) return undefined;
-  const own = options.taskId === undefined || worktrees === undefined ? undefined : taskWorktree(worktrees, options.taskId);
+  const defaultRef = refs?.defaultRef;
+  const elsewhere = taskId !== undefined && !isTaskBranch(here.ref, taskId) && refs?.taskBranches.some((ref) => isTaskBranch(ref, taskId));
+  if (!elsewhere) return { at: here, git, defaultRef };
+  const own = taskWorktree(await listWorktrees(git).catch(() => []), taskId);
   if (own === undefined || own.path === here.top) return { at: here, git, defaultRef };
   const there = await position(own.path);
   return there === undefined ? { at: here, git, defaultRef } : { at: there, git: { cwd: own.path }, defaultRef };

@@ -2,25 +2,30 @@
 // them belongs to a task (branch rt/ID-...).
 import { gitText, type GitOptions } from './git.js';
 
-/**
- * The default branch, as a ref: origin/HEAD's target (refs/remotes/origin/main), else refs/heads/main, else
- * refs/heads/master; undefined when none exists. One for-each-ref answers all three.
- */
-export async function defaultBranchRef(options: GitOptions): Promise<string | undefined> {
-  const out = await gitText(
-    ['for-each-ref', '--format=%(refname)%00%(symref)', 'refs/remotes/origin/HEAD', 'refs/heads/main', 'refs/heads/master'],
-    options,
-  );
+export interface RefFacts {
+  /** The default branch, as a ref: origin/HEAD's target, else refs/heads/main, else refs/heads/master. */
+  readonly defaultRef: string | undefined;
+  /** The task branches (refs/heads/rt/...), when asked for. */
+  readonly taskBranches: readonly string[];
+}
+
+/** The default branch and, with `withTaskBranches`, the rt/ branches: one for-each-ref answers both. */
+export async function readRefs(options: GitOptions, withTaskBranches = false): Promise<RefFacts> {
+  const patterns = ['refs/remotes/origin/HEAD', 'refs/heads/main', 'refs/heads/master', ...(withTaskBranches ? ['refs/heads/rt/'] : [])];
+  const out = await gitText(['for-each-ref', '--format=%(refname)%00%(symref)', ...patterns], options);
   const refs = new Map<string, string>();
   for (const line of out.split('\n')) {
     const [name, target] = line.split('\0');
     if (name) refs.set(name, target ?? '');
   }
   const originHead = refs.get('refs/remotes/origin/HEAD');
-  if (originHead) return originHead;
-  if (refs.has('refs/heads/main')) return 'refs/heads/main';
-  if (refs.has('refs/heads/master')) return 'refs/heads/master';
-  return undefined;
+  const defaultRef = originHead ? originHead : refs.has('refs/heads/main') ? 'refs/heads/main' : refs.has('refs/heads/master') ? 'refs/heads/master' : undefined;
+  return { defaultRef, taskBranches: [...refs.keys()].filter((name) => name.startsWith('refs/heads/rt/')) };
+}
+
+/** The default branch, as a ref; undefined when none exists. */
+export async function defaultBranchRef(options: GitOptions): Promise<string | undefined> {
+  return (await readRefs(options)).defaultRef;
 }
 
 export interface Worktree {
