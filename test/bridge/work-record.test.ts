@@ -278,6 +278,14 @@ describeEachStore((store) => {
       expect(work).toMatchObject({ branch: 'main', base: atClaim, head: (await git(plain, ['rev-parse', 'HEAD'], 'w2')).trim(), dirty: false });
       expect(work.commits.map((c: { subject: string }) => c.subject)).toEqual(['Add a second note']);
       expect(work.files).toEqual([{ path: 'notes.txt', status: 'modified', binary: false, added: 1, removed: 0 }]);
+
+      // No claim, or two: no trailer, and the commit goes on.
+      writeFileSync(join(plain, 'notes.txt'), 'one\ntwo\nthree\n');
+      await git(plain, ['commit', '-q', '-am', 'No claim held'], 'w2');
+      for (const title of ['first', 'second']) await claimedTask('w2', title);
+      writeFileSync(join(plain, 'notes.txt'), 'one\ntwo\nthree\nfour\n');
+      await git(plain, ['commit', '-q', '-am', 'Two claims held'], 'w2');
+      expect(await trailers(plain, 'HEAD~2..HEAD')).toEqual([]);
     });
 
     it('outside any repository, and with --no-work or ROUNDTABLE_WORK=off: no work record, no error', async () => {
