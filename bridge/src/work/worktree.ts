@@ -110,7 +110,9 @@ export async function worktreeCommand(options: WorktreeCommandOptions): Promise<
   try {
     const kept = await existingTaskBranch(taskId, git);
     if (kept !== undefined) {
-      const path = join(folder, kept.slice('rt/'.length));
+      // A kept branch may have been named by hand: its name becomes the folder's only when it is a slug of ours.
+      const suffix = kept.slice('rt/'.length);
+      const path = join(folder, /^[0-9]+(?:-[a-z0-9-]*)?$/.test(suffix) ? suffix : taskFolder(taskId, task.title));
       await gitText(['worktree', 'add', '--quiet', path, kept], git);
       options.print(path);
       return 0;
