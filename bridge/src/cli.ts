@@ -1,7 +1,8 @@
-// The `roundtable-bridge` command: serve MCP over stdio (the default), login, logout, status, hook, wake, setup, guard.
+// The `roundtable-bridge` command: serve MCP over stdio (the default), login, logout, status, hook, wake, setup, guard,
+// worktree, trailer.
 import { parseCommandLine } from './args.js';
 import { BoardClient, BoardRefusal } from './board-client.js';
-import { loadBridgeConfig, parseToolsets, type BridgeConfig } from './config.js';
+import { loadBridgeConfig, parseToolsets, workEnabled, type BridgeConfig } from './config.js';
 import { findToken, noTokenLine, type FoundToken } from './credentials.js';
 import { BadConfig, BridgeError, DaemonUnreachable, KeychainTimeout } from './errors.js';
 import { deleteTokenFromKeychain, KEYCHAIN_SERVICE, storeTokenInKeychain } from './keychain.js';
@@ -13,7 +14,7 @@ import { VERSION } from './version.js';
 const HELP = `roundtable-bridge ${VERSION}: connect an MCP client to a Roundtable board over stdio
 
 Usage:
-  roundtable-bridge --url URL [--project SLUG] [--profile NAME] [--ca FILE] [--timeout S] [--toolsets LIST]
+  roundtable-bridge --url URL [--project SLUG] [--profile NAME] [--ca FILE] [--timeout S] [--toolsets LIST] [--no-work]
       Serve the board's tools over stdio (what an agent app launches).
   roundtable-bridge login --url URL [--project SLUG] [--profile NAME] [--token-stdin]
       Check a token against the board and store it in the OS keychain.
@@ -33,7 +34,14 @@ Usage:
       Git pre-commit check: refuse the commit if a staged file is held exclusively by another agent
       (check_paths). If the board cannot be reached it warns and lets the commit through; --strict refuses.
   roundtable-bridge guard --install --url URL [--project SLUG] [--profile NAME] [--scope NAME] [--strict]
-      Make that check this repository's pre-commit hook; an existing hook is kept and runs first.
+      Make that check this repository's pre-commit hook, and add a prepare-commit-msg hook that puts a
+      Roundtable-Task: ID trailer on commits made on a task branch (rt/ID-...) or while you hold exactly one claim
+      (\`roundtable-bridge trailer MSGFILE\` does it); existing hooks are kept and run first.
+  roundtable-bridge worktree TASK [--dir PATH] --url URL [--project SLUG] [--profile NAME]
+      For a task you hold: make a git worktree on a new branch rt/ID-short-title from the default branch, in
+      <parent>/<repo>.worktrees/ (or --dir, or ROUNDTABLE_WORKTREE_DIR), and print its path. Again: the same path.
+  roundtable-bridge worktree --remove TASK --url URL [--project SLUG] [--profile NAME]
+      Once the task is done or cancelled: remove its worktree; the branch is kept.
 
 Options:
   --url URL        the board, https:// (http:// only to a loopback host); or set ROUNDTABLE_URL
@@ -43,6 +51,7 @@ Options:
   --ca FILE        PEM file of a private CA that signed the board's certificate (or NODE_EXTRA_CA_CERTS)
   --timeout S      seconds to wait for the board per call (default 30)
   --toolsets LIST  list only these toolsets' tools, from tasks, room, presence, reservations (whoami always)
+  --no-work        serving: send no git work (branch, commits, diff) with submit_result; or ROUNDTABLE_WORK=off
   --token-stdin    login: read the token from standard input instead of a hidden prompt
   --scope NAME     guard: the reservation scope (repository name) to check; default: the default scope
   --strict         guard: refuse the commit when the board cannot be asked
@@ -62,7 +71,7 @@ function clientFor(config: BridgeConfig, token: (refresh: boolean) => Promise<st
   return new BoardClient({ config, token, userAgent: `roundtable-bridge/${VERSION}` });
 }
 
-async function serve(config: BridgeConfig, toolsets: ReturnType<typeof parseToolsets>): Promise<void> {
+async function serve(config: BridgeConfig, toolsets: ReturnType<typeof parseToolsets>, work: boolean): Promise<void> {
   let found: Promise<FoundToken> | undefined;
   // Looked up again after a 401 (a `login` may have stored a new token) and after a failure.
   const token = async (refresh: boolean) => {
@@ -82,7 +91,7 @@ async function serve(config: BridgeConfig, toolsets: ReturnType<typeof parseTool
   const { workProvider } = await import('./work/provider.js');
   const { usageProvider } = await import('./usage/provider.js');
   const cwd = process.cwd();
-  const attachments = new CallAttachments([workProvider({ cwd }), usageProvider({ cwd })]);
+  const attachments = new CallAttachments([workProvider({ cwd, board: config.baseUrl, project: config.project, enabled: work }), usageProvider({ cwd })]);
   await serveBridge({ client: clientFor(config, token), version: VERSION, toolsets, audienceCache, attachments });
   log.debug('serving over stdio', { board: config.baseUrl });
   // Looked up once in the background after start, so tools/list is not held up by the keychain, and a bridge
@@ -181,22 +190,45 @@ async function guard(config: BridgeConfig, options: { strict: boolean; install: 
   // Loaded here only, like hook and wake: serving MCP never loads the guard.
   const { installGuard, runGuard } = await import('./guard.js');
   if (options.install) {
-    const guardArgs = [
+    const trailerArgs = [
       '--url',
       config.serverUrl,
       ...(config.project !== undefined ? ['--project', config.project] : []),
       ...(options.profile !== undefined ? ['--profile', options.profile] : []),
       ...(config.caFile !== undefined ? ['--ca', config.caFile] : []),
-      ...(options.scope !== undefined ? ['--scope', options.scope] : []),
-      ...(options.strict ? ['--strict'] : []),
     ];
-    const done = await installGuard({ guardArgs });
+    const guardArgs = [...trailerArgs, ...(options.scope !== undefined ? ['--scope', options.scope] : []), ...(options.strict ? ['--strict'] : [])];
+    const done = await installGuard({ guardArgs, trailerArgs });
     print(`Installed the Roundtable guard as ${done.hook}.`);
     if (done.chained) print(`The pre-commit hook that was there is kept as ${done.chained} and runs first.`);
+    if (done.trailerHook) print(`Installed the Roundtable-Task trailer as ${done.trailerHook}.`);
+    if (done.trailerChained) print(`The prepare-commit-msg hook that was there is kept as ${done.trailerChained} and runs first.`);
     return 0;
   }
   const token = async () => findToken(config);
   return runGuard({ client: clientFor(config, token), baseUrl: config.baseUrl, scope: options.scope, strict: options.strict, say: (line) => process.stderr.write(`${line}\n`) });
+}
+
+async function worktree(config: BridgeConfig, options: { task: string | undefined; remove: boolean; dir: string | undefined }): Promise<number> {
+  const { worktreeCommand } = await import('./work/worktree.js');
+  return worktreeCommand({
+    client: clientFor(config, async () => findToken(config)),
+    task: options.task,
+    remove: options.remove,
+    dir: options.dir ?? process.env['ROUNDTABLE_WORKTREE_DIR'],
+    cwd: process.cwd(),
+    // The path is the repository's folder (the person's own) joined with the title's slug: printed as it is, so a
+    // script can cd to it (a Windows path keeps its backslashes).
+    print: (line) => print(line),
+    say: (line) => process.stderr.write(`${line}\n`),
+  });
+}
+
+async function trailer(config: BridgeConfig, messageFile: string | undefined): Promise<number> {
+  const { trailerCommand } = await import('./work/trailer.js');
+  // No waiting to reconnect: a commit should not sit on a board that does not answer.
+  const client = () => new BoardClient({ config, token: async () => findToken(config), userAgent: `roundtable-bridge/${VERSION}`, reconnectDelaysMs: [] });
+  return trailerCommand({ client, messageFile, cwd: process.cwd() });
 }
 
 function describe(error: unknown): string {
@@ -225,6 +257,9 @@ async function main(argv: string[]): Promise<number | undefined> {
     scope: { type: 'string' },
     strict: { type: 'boolean', default: false },
     install: { type: 'boolean', default: false },
+    'no-work': { type: 'boolean', default: false },
+    dir: { type: 'string' },
+    remove: { type: 'boolean', default: false },
     verbose: { type: 'boolean', default: false },
     help: { type: 'boolean', short: 'h' },
     version: { type: 'boolean', short: 'v' },
@@ -235,12 +270,12 @@ async function main(argv: string[]): Promise<number | undefined> {
   const command = positionals[0] ?? 'serve';
   // A hook runs at the end of every turn: unless told otherwise it gives the board 5 s, not the usual 30. A commit
   // should not sit for long on a board that does not answer either: the guard waits 10 s.
-  const defaultTimeout = command === 'hook' ? '5' : command === 'guard' ? '10' : undefined;
+  const defaultTimeout = command === 'hook' ? '5' : command === 'guard' ? '10' : command === 'trailer' ? '3' : undefined;
   const timeout = values.timeout ?? (process.env['ROUNDTABLE_TIMEOUT'] === undefined ? defaultTimeout : undefined);
   const config = loadBridgeConfig({ url: values.url, project: values.project, profile: values.profile, ca: values.ca, timeout });
   switch (command) {
     case 'serve':
-      await serve(config, parseToolsets(values.toolsets));
+      await serve(config, parseToolsets(values.toolsets), workEnabled(values['no-work']));
       return undefined;
     case 'login':
       return login(config, values['token-stdin']);
@@ -259,6 +294,10 @@ async function main(argv: string[]): Promise<number | undefined> {
     }
     case 'guard':
       return guard(config, { strict: values.strict, install: values.install, scope: values.scope, profile: values.profile });
+    case 'worktree':
+      return worktree(config, { task: positionals[1], remove: values.remove, dir: values.dir });
+    case 'trailer':
+      return trailer(config, positionals[1]);
     default:
       throw new BadConfig(`unknown command "${command}"`);
   }

@@ -130,3 +130,15 @@ export function parseToolsets(raw: string | undefined): readonly Toolset[] | nul
   if (unknown !== undefined) throw new BadConfig(`--toolsets: "${unknown}" is not a toolset; choose from ${TOOLSETS.join(', ')}`);
   return Object.freeze([...new Set(names)] as Toolset[]);
 }
+
+/**
+ * Whether the bridge attaches the git work to submit_result (issue 35): off with --no-work or ROUNDTABLE_WORK=off;
+ * ROUNDTABLE_WORK takes on or off, and anything else stops the bridge naming the variable.
+ */
+export function workEnabled(noWorkFlag: boolean, env: NodeJS.ProcessEnv = process.env): boolean {
+  const raw = env['ROUNDTABLE_WORK'];
+  if (raw !== undefined && raw !== '' && raw !== 'on' && raw !== 'off') {
+    throw new BadConfig(`ROUNDTABLE_WORK: "${raw.slice(0, 20)}" is not on or off; set ROUNDTABLE_WORK=off to send no git work with submit_result, or leave it unset`);
+  }
+  return !noWorkFlag && raw !== 'off';
+}

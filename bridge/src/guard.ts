@@ -122,10 +122,21 @@ export async function runGuard(options: GuardOptions): Promise<number> {
 export interface InstallOptions {
   /** The arguments the hook passes to `roundtable-bridge guard` (--url, --profile, --ca, --scope, --strict). */
   readonly guardArgs: readonly string[];
+  /** The arguments the prepare-commit-msg hook passes to `roundtable-bridge trailer` (--url, --project, --profile, --ca). */
+  readonly trailerArgs?: readonly string[];
   readonly cwd?: string;
 }
 
 const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+
+/** Where --install keeps a hook that was there before, for a hook name: the guard's hook runs it first. */
+export const chainedHook = (name: string) => `${name}.before-roundtable`;
+
+/** The command words as the hook's sh takes them: on Windows forward slashes in paths (see guardHookScript). */
+function hookWords(command: readonly string[], platform: Platform): string {
+  const words = platform === 'win32' ? command.map((word) => (isWindowsPath(word) ? word.replace(/\\/g, '/') : word)) : command;
+  return words.map(quote).join(' ');
+}
 
 /**
  * The pre-commit hook's text. Git runs hooks with sh on every system (Git for Windows with its own sh), so the
@@ -133,14 +144,31 @@ const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
  * which that sh and Windows both take, where a backslash path would depend on how the sh maps it.
  */
 export function guardHookScript(command: readonly string[], platform: Platform = currentPlatform()): string {
-  const words = platform === 'win32' ? command.map((word) => (isWindowsPath(word) ? word.replace(/\\/g, '/') : word)) : command;
   return [
     '#!/bin/sh',
     `${MARKER}: refuses a commit touching files another agent holds exclusively on the Roundtable board.`,
     `# Installed by \`roundtable-bridge guard --install\`. A pre-commit hook that was here before is kept as ${CHAINED_HOOK} and runs first.`,
     'hooks=$(dirname "$0")',
     `if [ -x "$hooks/${CHAINED_HOOK}" ]; then "$hooks/${CHAINED_HOOK}" "$@" || exit $?; fi`,
-    `exec ${words.map(quote).join(' ')}`,
+    `exec ${hookWords(command, platform)}`,
+    '',
+  ].join('\n');
+}
+
+/**
+ * The prepare-commit-msg hook's text: adds the Roundtable-Task trailer (`roundtable-bridge trailer`). It never stops a
+ * commit itself: whatever the trailer command does, the hook ends 0; a hook that was there before runs first and may.
+ */
+export function trailerHookScript(command: readonly string[], platform: Platform = currentPlatform()): string {
+  const chained = chainedHook('prepare-commit-msg');
+  return [
+    '#!/bin/sh',
+    `${MARKER}: adds a Roundtable-Task trailer to a commit made on a task branch (rt/ID-...) or while the agent holds one claim.`,
+    `# Installed by \`roundtable-bridge guard --install\`. A prepare-commit-msg hook that was here before is kept as ${chained} and runs first.`,
+    'hooks=$(dirname "$0")',
+    `if [ -x "$hooks/${chained}" ]; then "$hooks/${chained}" "$@" || exit $?; fi`,
+    `${hookWords(command, platform)} "$@" || true`,
+    'exit 0',
     '',
   ].join('\n');
 }
@@ -148,26 +176,36 @@ export function guardHookScript(command: readonly string[], platform: Platform =
 /** C:\..., or \\server\share\...: a Windows path, not an argument such as a URL. */
 const isWindowsPath = (word: string) => /^[A-Za-z]:[\\/]|^\\\\/.test(word);
 
-/** Writes the pre-commit hook; a hook already there (not ours) is kept beside it and run first. Returns what it did. */
-export async function installGuard(options: InstallOptions): Promise<{ hook: string; chained: string | undefined }> {
+/** Writes one hook; a hook already there (not ours) is kept beside it and run first. Returns the kept hook's path. */
+async function installHook(hooks: string, name: string, script: string): Promise<string | undefined> {
+  const hook = join(hooks, name);
+  const chained = join(hooks, chainedHook(name));
+  const existing = await readFile(hook, 'utf8').catch(() => undefined);
+  const chainedExists = await stat(chained).then(() => true, () => false);
+  const foreign = existing !== undefined && !existing.includes(MARKER);
+  if (foreign) {
+    if (chainedExists) {
+      throw new BadConfig(`${chained} already exists, so the ${name} hook there cannot be kept beside it; merge or remove one of them, then run --install again`);
+    }
+    await rename(hook, chained);
+  }
+  await writeFile(hook, script, { mode: 0o755 });
+  await chmod(hook, 0o755);
+  return foreign || chainedExists ? chained : undefined;
+}
+
+/**
+ * Writes the pre-commit hook (the guard) and, given trailerArgs, the prepare-commit-msg hook (the trailer); hooks
+ * already there (not ours) are kept beside them and run first. Returns what it did.
+ */
+export async function installGuard(options: InstallOptions): Promise<{ hook: string; chained: string | undefined; trailerHook?: string; trailerChained?: string | undefined }> {
   const cwd = options.cwd ?? process.cwd();
   const raw = (await git(['rev-parse', '--git-path', 'hooks'], cwd)).trim();
   const hooks = isAbsolute(raw) ? raw : join(cwd, raw);
   await mkdir(hooks, { recursive: true });
-  const hook = join(hooks, 'pre-commit');
-  const chained = join(hooks, CHAINED_HOOK);
-  const existing = await readFile(hook, 'utf8').catch(() => undefined);
-  const chainedExists = await stat(chained).then(() => true, () => false);
-  if (existing !== undefined && !existing.includes(MARKER)) {
-    if (chainedExists) {
-      throw new BadConfig(`${chained} already exists, so the pre-commit hook there cannot be kept beside it; merge or remove one of them, then run --install again`);
-    }
-    await rename(hook, chained);
-  }
   const bridge = realpathSync(process.argv[1]!);
-  const script = guardHookScript([process.execPath, bridge, 'guard', ...options.guardArgs]);
-  await writeFile(hook, script, { mode: 0o755 });
-  await chmod(hook, 0o755);
-  const keeps = existing !== undefined && !existing.includes(MARKER) ? chained : chainedExists ? chained : undefined;
-  return { hook, chained: keeps };
+  const chained = await installHook(hooks, 'pre-commit', guardHookScript([process.execPath, bridge, 'guard', ...options.guardArgs]));
+  if (options.trailerArgs === undefined) return { hook: join(hooks, 'pre-commit'), chained };
+  const trailerChained = await installHook(hooks, 'prepare-commit-msg', trailerHookScript([process.execPath, bridge, 'trailer', ...options.trailerArgs]));
+  return { hook: join(hooks, 'pre-commit'), chained, trailerHook: join(hooks, 'prepare-commit-msg'), trailerChained };
 }

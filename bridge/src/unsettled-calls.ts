@@ -35,6 +35,9 @@ export class UnsettledCalls {
 
   /** The key of an unsettled identical call still within the window, or undefined: then the call gets a fresh key. */
   keyFor(tool: string, args: unknown): string | undefined {
+    // Nothing unsettled (the usual case): no need to write the call out, which for a submit_result with a 1 MiB
+    // patch is a 1 MB string (issue 35).
+    if (this.byCall.size === 0) return undefined;
     const call = callOf(tool, args);
     const kept = this.byCall.get(call);
     if (kept && this.now() - kept.since < this.windowMs) return kept.key;
@@ -56,6 +59,7 @@ export class UnsettledCalls {
 
   /** The board answered the call (applied or refused): the next identical call is a new one. */
   settled(tool: string, args: unknown): void {
+    if (this.byCall.size === 0) return;
     this.byCall.delete(callOf(tool, args));
   }
 

@@ -21,7 +21,7 @@ const work: BoardPrompt = {
     '1. Call whoami once to learn your name, role and skills.',
     '2. Call wait_for_activity. It returns at once if a task you may claim or a review of your work is pending, else when one comes (or at its timeout: then call it again). list_tasks with claimable_by_me: true shows what you may claim now.',
     '3. Pick one task and call claim_task. Keep the claim_id it returns and pass it to post_message, submit_result and release_task: if your claim has lapsed or was taken back, the board refuses the call with a conflict and changes nothing, so you never overwrite work that is now someone else\'s. Every tool call you make keeps the claim\'s lease alive; during a long stretch without calls, a cheap call such as get_task renews it.',
-    '4. Read the task with get_task and do the work. At each milestone call post_message with kind "progress"; if you are blocked, kind "help_request".',
+    '4. Read the task with get_task and do the work. At each milestone call post_message with kind "progress"; if you are blocked, kind "help_request". In a git repository, `roundtable-bridge worktree TASK_ID` makes a worktree on a branch of its own for the task and prints its path: work and commit there.',
     '5. When it is done, call submit_result with the result and your claim_id, then go back to step 2.',
     '6. If wait_for_activity reports that your work was rejected, the task is open again: read the review note with get_task, claim it again if you will make the changes, and submit again.',
     '7. If you are stuck or cannot finish, call release_task with your claim_id and a note saying why, so another worker can take it. Never hold a claim you are not working on.',

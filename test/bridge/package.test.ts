@@ -118,6 +118,6 @@ describe('what the packages say about themselves', () => {
     const readme = readFileSync(join(ROOT, 'bridge/README.md'), 'utf8');
     const { CLIENT_NAMES } = await import('../../bridge/src/setup/clients.js');
     for (const client of CLIENT_NAMES) expect(readme).toContain(`\`${client}\``);
-    for (const command of ['login', 'logout', 'status', 'setup CLIENT', 'hook CLIENT EVENT', 'wake --exec CMD', 'guard --install', 'roundtable-worker']) expect(readme).toContain(command);
+    for (const command of ['login', 'logout', 'status', 'setup CLIENT', 'hook CLIENT EVENT', 'wake --exec CMD', 'guard --install', 'worktree TASK', 'trailer MSGFILE', 'roundtable-worker']) expect(readme).toContain(command);
   });
 });

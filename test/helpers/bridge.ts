@@ -39,13 +39,15 @@ class ProbeInPlace extends StdioClientTransport {}
 
 /**
  * Starts the bridge and connects the v2 SDK client: on 2026-07-28 unless `era: 'legacy'` asks for initialize.
- * `node` runs the bridge (default: the Node running the tests), e.g. Node 22 or 24 from scripts/install-apps.sh.
+ * `node` runs the bridge (default: the Node running the tests), e.g. Node 22 or 24 from scripts/install-apps.sh;
+ * `cwd` is the folder the app launches it in (default: the tests').
  */
-export async function startBridge(options: { args: string[]; env: Record<string, string>; bin?: string; era?: McpEra; node?: string }): Promise<BridgeSession> {
+export async function startBridge(options: { args: string[]; env: Record<string, string>; bin?: string; era?: McpEra; node?: string; cwd?: string }): Promise<BridgeSession> {
   const transport = new ProbeInPlace({
     command: options.node ?? process.execPath,
     args: [options.bin ?? BRIDGE_BIN, ...options.args],
     env: options.env,
+    ...(options.cwd !== undefined && { cwd: options.cwd }),
     stderr: 'pipe',
   });
   let stderr = '';
