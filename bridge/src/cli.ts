@@ -87,11 +87,13 @@ async function serve(config: BridgeConfig, toolsets: ReturnType<typeof parseTool
   // The MCP server (the SDK's server side, the tool list) is loaded only to serve: hooks, which run at the end of every
   // turn, and the other commands never pay for it.
   const { serveBridge } = await import('./serve.js');
-  const { CallAttachments } = await import('./submission/attach.js');
-  const { workProvider } = await import('./work/provider.js');
-  const { usageProvider } = await import('./usage/provider.js');
+  const { CallAttachments, lazyProvider } = await import('./submission/attach.js');
   const cwd = process.cwd();
-  const attachments = new CallAttachments([workProvider({ cwd, board: config.baseUrl, project: config.project, enabled: work }), usageProvider({ cwd })]);
+  // The providers (git, the apps' files, the state folder's hashing) load at the first call, not before tools/list.
+  const attachments = new CallAttachments([
+    lazyProvider('work', async () => (await import('./work/provider.js')).workProvider({ cwd, board: config.baseUrl, project: config.project, enabled: work })),
+    lazyProvider('usage', async () => (await import('./usage/provider.js')).usageProvider({ cwd })),
+  ]);
   await serveBridge({ client: clientFor(config, token), version: VERSION, toolsets, audienceCache, attachments });
   log.debug('serving over stdio', { board: config.baseUrl });
   // Looked up once in the background after start, so tools/list is not held up by the keychain, and a bridge

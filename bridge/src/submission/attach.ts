@@ -14,6 +14,21 @@ export interface CallProvider {
   after?(tool: string, args: CallArgs, output: Record<string, unknown>): Promise<void> | void;
 }
 
+/** A provider whose module is loaded at its first use, so a bridge that only lists tools never pays for it. */
+export function lazyProvider(name: string, load: () => Promise<CallProvider>): CallProvider {
+  let loaded: Promise<CallProvider> | undefined;
+  const provider = () => (loaded ??= load());
+  return {
+    name,
+    async before(tool, args) {
+      return (await provider()).before?.(tool, args);
+    },
+    async after(tool, args, output) {
+      await (await provider()).after?.(tool, args, output);
+    },
+  };
+}
+
 /** Each provider's `before` must answer within this, or the call goes out without its fields. */
 export const PROVIDER_DEADLINE_MS = 5_000;
 
