@@ -7,7 +7,10 @@ import { request } from './net.js';
 import { sessionEndedMessage } from './session-end.js';
 import { emptyOlder, hooks, view, type OlderPages } from './state.js';
 import { cancelForm, editButton, releaseForm, replyForm, reviewForm } from './task-actions.js';
+import { usageText } from './cost-view.js';
+import { prLink, prUrlsIn } from './pr-links.js';
 import type { Activity, Message, Task, TaskDetail } from './types.js';
+import { forgetWorkView, submissionOf, workSection } from './work-view.js';
 
 const FINAL = ['done', 'cancelled'];
 
@@ -28,7 +31,10 @@ function keptForm(task: Task, kind: string, build: (task: Task) => HTMLElement):
 }
 
 export function openDetail(taskId: number, from: HTMLElement | null): void {
-  if (view.openTaskId !== taskId) forms.clear();
+  if (view.openTaskId !== taskId) {
+    forms.clear();
+    forgetWorkView();
+  }
   view.openTaskId = taskId;
   view.detailLatest = null;
   view.older = { messages: emptyOlder(), history: emptyOlder() };
@@ -52,6 +58,8 @@ export function closeDetail(): void {
   view.openTaskId = null;
   view.detailLatest = null;
   forms.clear();
+  forgetWorkView();
+  byId('detail').classList.remove('has-work');
   if (view.openedFrom && document.contains(view.openedFrom)) view.openedFrom.focus();
   view.openedFrom = null;
 }
@@ -158,6 +166,8 @@ function renderDetail(detail: TaskDetail): void {
     h('dt', null, 'Dependents'),
     h('dd', { class: 'dependents' }, detail.dependents.length ? ids(detail.dependents) : h('span', { class: 'empty' }, 'none')),
     task.status === 'claimed' ? [h('dt', null, 'Reserved paths'), h('dd', { class: 'reserved' }, reservations.length ? reservations.map((r) => h('span', { class: `chip path${r.exclusive ? ' exclusive' : ''}` }, r.pattern)) : h('span', { class: 'empty' }, 'none'))] : null,
+    h('dt', null, 'Cost'),
+    h('dd', { class: 'task-usage' }, detail.usage.reports ? usageText(detail.usage) : h('span', { class: 'empty' }, 'none reported')),
     h('dt', null, 'Created'),
     h('dd', null, timeEl(task.created_at)),
     h('dt', null, 'Updated'),
@@ -168,17 +178,27 @@ function renderDetail(detail: TaskDetail): void {
   if (acts && unfinished) parts.push(keptForm(task, 'edit', editButton));
   if (acts && task.status === 'claimed') parts.push(section('Release the claim', keptForm(task, 'release', releaseForm)));
   parts.push(section('Description', task.description ? h('div', { class: 'prose' }, task.description) : h('p', { class: 'empty' }, 'No description.')));
+  const reviewing = acts && task.status === 'submitted';
   if (task.result !== null) {
     // The result, and beside it (for an owner) the review form that judges it.
+    const links = prUrlsIn(task.result).filter((url) => url !== detail.work?.pr_url);
     parts.push(
       h(
         'div',
-        { class: acts && task.status === 'submitted' ? 'result-review' : undefined },
-        section('Result', h('div', { class: 'prose boxed' }, task.result)),
-        acts && task.status === 'submitted' ? section('Review', keptForm(task, 'review', reviewForm)) : null,
+        { class: reviewing ? 'result-review' : undefined },
+        section('Result', h('div', { class: 'prose boxed' }, task.result), links.length ? h('ul', { class: 'pr-links' }, links.map((url) => h('li', null, prLink(url)))) : null),
+        reviewing
+          ? section(
+              'Review',
+              keptForm(task, 'review', (t) => reviewForm(t, () => (view.detailLatest?.work ? submissionOf(view.detailLatest.work) : null))),
+            )
+          : null,
       ),
     );
   }
+  const work = workSection(detail, reviewing);
+  byId('detail').classList.toggle('has-work', work !== null);
+  if (work) parts.push(work);
   if (reviews.length) {
     parts.push(
       section(
