@@ -61,12 +61,16 @@ export class BoardView {
     };
   }
 
-  /** The task with the newest page of its messages and history, or the older page a cursor points at. */
+  /**
+   * The task with the newest page of its messages and history, or the older page a cursor points at; its work record
+   * with the patch, which the page shows as a diff (an agent's get_task leaves it out unless asked).
+   */
   async task(agent: Agent, taskId: number, older: { messagesCursor?: string; historyCursor?: string } = {}) {
     return this.options.board.getTask(agent, {
       task_id: taskId,
       messages_limit: DETAIL_PAGE,
       history_limit: DETAIL_PAGE,
+      include_patch: true,
       ...(older.messagesCursor !== undefined && { messages_cursor: older.messagesCursor }),
       ...(older.historyCursor !== undefined && { history_cursor: older.historyCursor }),
     });

@@ -1,14 +1,17 @@
 // The page's data: GET /view/state (the board at a glance), GET /view/tasks/:id (one task, its messages and history
-// paged) and GET /view/apps (the apps connected by OAuth sign-in), for a signed-in session.
+// paged), GET /view/apps (the apps connected by OAuth sign-in) and GET /view/usage (what the work cost), for a
+// signed-in session.
 import { Hono } from 'hono';
 import { InvalidInput } from '../errors.js';
 import type { ConnectedApps } from './connected-apps.js';
 import { csrfTokenFor } from './csrf.js';
 import type { SessionVariables } from './session-auth.js';
+import type { UsageView } from './usage-view.js';
 import type { BoardView } from './view-data.js';
 
 export interface ViewRoutesOptions {
   readonly apps: ConnectedApps;
+  readonly usage: UsageView;
   readonly startedAt?: string | undefined;
 }
 
@@ -42,6 +45,9 @@ export function viewRoutes(view: BoardView, options: ViewRoutesOptions): Hono<{ 
 
   // Owners and observers (connected-apps.ts): the rest get 403, and the page does not ask.
   routes.get('/apps', async (c) => c.json(await options.apps.list(c.get('agent'))));
+
+  // The Cost view: usage per project, agent and task, and the agents that reported none.
+  routes.get('/usage', async (c) => c.json(await options.usage.read()));
 
   return routes;
 }
