@@ -2,13 +2,13 @@
 // request), and for an owner the controls that act on it. Re-read live; typed text in its forms survives a re-read.
 import { boardPath } from './base.js';
 import { noClaimerFor, planChips } from './board-view.js';
-import { avatar, byId, h, ids, statusLabel, timeEl, type Child } from './dom.js';
+import { avatar, byId, externalLink, h, ids, statusLabel, timeEl, type Child } from './dom.js';
 import { request } from './net.js';
 import { sessionEndedMessage } from './session-end.js';
 import { emptyOlder, hooks, view, type OlderPages } from './state.js';
 import { cancelForm, editButton, releaseForm, replyForm, reviewForm } from './task-actions.js';
 import { usageText } from './cost-view.js';
-import { prLink, prUrlsIn } from './pr-links.js';
+import { prUrlsIn } from './pr-links.js';
 import type { Activity, Message, Task, TaskDetail } from './types.js';
 import { forgetWorkView, submissionOf, workSection } from './work-view.js';
 
@@ -186,7 +186,7 @@ function renderDetail(detail: TaskDetail): void {
       h(
         'div',
         { class: reviewing ? 'result-review' : undefined },
-        section('Result', h('div', { class: 'prose boxed' }, task.result), links.length ? h('ul', { class: 'pr-links' }, links.map((url) => h('li', null, prLink(url)))) : null),
+        section('Result', h('div', { class: 'prose boxed' }, task.result), links.length ? h('ul', { class: 'pr-links' }, links.map((url) => h('li', null, externalLink(url)))) : null),
         reviewing
           ? section(
               'Review',

@@ -111,3 +111,8 @@ export function plural(n: number, one: string, many: string): string {
 }
 
 export const ids = (list: readonly number[]): string => list.map((id) => `#${id}`).join(', ');
+
+/** A link that leaves the board (an https URL checked by pr-links.ts): its words are the URL as text; no referrer, no opener. */
+export function externalLink(href: string): HTMLAnchorElement {
+  return h('a', { class: 'pr-link', href, rel: 'noopener noreferrer', target: '_blank', referrerpolicy: 'no-referrer' }, href);
+}

@@ -1,6 +1,5 @@
 // Links to a pull or merge request: work.pr_url, and PR-shaped URLs found in a result's text. https only, checked
-// again here whatever the board accepted; the link's words are the URL as text, and it leaves no referrer.
-import { h } from './dom.js';
+// again here whatever the board accepted (dom.ts externalLink shows one as text, with no referrer).
 
 /** github .../OWNER/REPO/pull/N, gitlab .../-/merge_requests/N, bitbucket .../pull-requests/N. */
 const PR_PATH = /\/[^/]+\/[^/]+\/pull\/\d+\/?$|\/-\/merge_requests\/\d+\/?$|\/[^/]+\/[^/]+\/pull-requests\/\d+\/?$/;
@@ -29,8 +28,4 @@ export function prUrlsIn(text: string): string[] {
     if (PR_PATH.test(path) && !found.includes(safe)) found.push(safe);
   }
   return found;
-}
-
-export function prLink(href: string): HTMLAnchorElement {
-  return h('a', { class: 'pr-link', href, rel: 'noopener noreferrer', target: '_blank', referrerpolicy: 'no-referrer' }, href);
 }

@@ -3,9 +3,9 @@
 // Every text here is agent-written (SPEC §22): text nodes only, links https only (pr-links.ts).
 import { parseDiff, diffPath, type DiffFile } from './diff-parse.js';
 import { diffTable } from './diff-view.js';
-import { h, plural, timeEl, type Child } from './dom.js';
+import { externalLink, h, plural, timeEl, type Child } from './dom.js';
 import { addComment, commentsOf, removeComment, type LineComment } from './line-comments.js';
-import { prLink, safeHttpsUrl } from './pr-links.js';
+import { safeHttpsUrl } from './pr-links.js';
 import type { TaskDetail, WorkRecord } from './types.js';
 
 /** Files whose diff is open at first; later ones open (and are drawn) on request. */
@@ -40,7 +40,7 @@ function buildSection(taskId: number, work: WorkRecord, reviewing: boolean): HTM
     h('dd', null, h('code', { class: 'range', title: `${work.base}..${work.head}` }, `${short(work.base)}..${short(work.head)}`)),
     h('dt', null, 'Uncommitted'),
     h('dd', { class: work.dirty ? 'dirty' : undefined }, work.dirty ? 'Yes: the tree had uncommitted changes, which the commits do not hold' : 'No'),
-    pr ? [h('dt', null, 'Pull request'), h('dd', null, prLink(pr))] : null,
+    pr ? [h('dt', null, 'Pull request'), h('dd', null, externalLink(pr))] : null,
     h('dt', null, 'Submitted'),
     h('dd', null, 'by ', h('strong', null, work.submitted_by), ' ', timeEl(work.submitted_at)),
   );
