@@ -67,9 +67,16 @@ export function closeDetail(): void {
 export async function loadDetail(): Promise<void> {
   const id = view.openTaskId;
   if (id === null) return;
+  // The patch (up to 1 MiB) is read once per submission: a re-read on an event takes the summary and keeps the patch.
+  const had = view.detailLatest?.task.id === id ? view.detailLatest.work : null;
   let answer;
   try {
-    answer = await request<TaskDetail>('GET', boardPath(`/view/tasks/${encodeURIComponent(id)}`));
+    answer = await request<TaskDetail>('GET', boardPath(`/view/tasks/${encodeURIComponent(id)}${had?.patch !== undefined ? '?without_patch=1' : ''}`));
+    if (had?.patch !== undefined && answer.status === 200 && answer.body?.work) {
+      const work = answer.body.work;
+      if (work.patch_kept && submissionOf(work) === submissionOf(had)) answer = { ...answer, body: { ...answer.body, work: { ...work, patch: had.patch } } };
+      else answer = await request<TaskDetail>('GET', boardPath(`/view/tasks/${encodeURIComponent(id)}`));
+    }
   } catch {
     return;
   }
@@ -101,7 +108,7 @@ async function loadOlder(list: 'messages' | 'history', cursor: string): Promise<
   if (id === null) return;
   let answer;
   try {
-    answer = await request<TaskDetail>('GET', boardPath(`/view/tasks/${encodeURIComponent(id)}?${list}_cursor=${encodeURIComponent(cursor)}`));
+    answer = await request<TaskDetail>('GET', boardPath(`/view/tasks/${encodeURIComponent(id)}?${list}_cursor=${encodeURIComponent(cursor)}&without_patch=1`));
   } catch {
     return;
   }

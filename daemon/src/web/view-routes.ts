@@ -40,7 +40,9 @@ export function viewRoutes(view: BoardView, options: ViewRoutesOptions): Hono<{ 
     // ?messages_cursor= / ?history_cursor=: the next older page of that list (get_task's cursors, checked there).
     const messagesCursor = c.req.query('messages_cursor');
     const historyCursor = c.req.query('history_cursor');
-    return c.json(await view.task(c.get('agent'), id, { ...(messagesCursor && { messagesCursor }), ...(historyCursor && { historyCursor }) }));
+    // ?without_patch=1: the page has this submission's patch already (a re-read on an event) and takes the summary.
+    const withoutPatch = c.req.query('without_patch') === '1';
+    return c.json(await view.task(c.get('agent'), id, { ...(messagesCursor && { messagesCursor }), ...(historyCursor && { historyCursor }), withoutPatch }));
   });
 
   // Owners and observers (connected-apps.ts): the rest get 403, and the page does not ask.
