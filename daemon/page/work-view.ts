@@ -36,7 +36,7 @@ function buildSection(taskId: number, work: WorkRecord, reviewing: boolean): HTM
     { class: 'facts work-facts' },
     h('dt', null, 'Branch'),
     h('dd', null, work.branch !== null ? h('code', { class: 'branch' }, work.branch) : h('span', { class: 'empty' }, 'detached HEAD')),
-    h('dt', null, 'Commits'),
+    h('dt', null, 'Range'),
     h('dd', null, h('code', { class: 'range', title: `${work.base}..${work.head}` }, `${short(work.base)}..${short(work.head)}`)),
     h('dt', null, 'Uncommitted'),
     h('dd', { class: work.dirty ? 'dirty' : undefined }, work.dirty ? 'Yes: the tree had uncommitted changes, which the commits do not hold' : 'No'),
