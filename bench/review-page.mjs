@@ -61,7 +61,7 @@ try {
           for (;;) {
             await frame();
             if (expand) document.querySelector('#detail-body .show-more')?.click();
-            if (document.querySelectorAll('#detail-body tr.dl').length >= expected) break;
+            if (document.querySelectorAll('#detail-body .dl').length >= expected) break;
             if (performance.now() - t0 > 30_000) throw new Error('the diff was not drawn in 30 s');
           }
           await frame();

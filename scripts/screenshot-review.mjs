@@ -88,7 +88,7 @@ try {
   });
   const page = await board.ownerPage({ width: 1440, height: 1000, scheme: SCHEME });
   await page.locator(`.card[data-task-id="${id}"]`).click();
-  await page.locator('#detail-body .work table.diff').first().waitFor();
+  await page.locator('#detail-body .work .diff').first().waitFor();
   const comment = async (file, line, text) => {
     await page.getByRole('button', { name: `Comment on ${file} line ${line}`, exact: true }).click();
     await page.getByRole('textbox', { name: `Comment on ${file}:${line}` }).fill(text);

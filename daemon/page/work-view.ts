@@ -2,7 +2,7 @@
 // the commits, and per file its +/- counts and its diff (collapsible), where a reviewer comments on lines.
 // Every text here is agent-written (SPEC §22): text nodes only, links https only (pr-links.ts).
 import { parseDiff, diffPath, type DiffFile } from './diff-parse.js';
-import { diffTable } from './diff-view.js';
+import { diffRows } from './diff-view.js';
 import { externalLink, h, plural, timeEl, type Child } from './dom.js';
 import { addComment, commentsOf, removeComment, type LineComment } from './line-comments.js';
 import { safeHttpsUrl } from './pr-links.js';
@@ -127,7 +127,7 @@ function files(taskId: number, submission: string, work: WorkRecord, reviewing: 
         if (!entry.diff) return h('p', { class: 'empty' }, work.patch_truncated ? 'Not in the patch: it was cut before this file.' : 'No diff for this file in the patch.');
         if (entry.diff.binary || (entry.binary && entry.diff.hunks.length === 0)) return h('p', { class: 'empty' }, 'Binary file: no lines to show.');
         if (entry.diff.hunks.length === 0) return h('p', { class: 'empty' }, entry.diff.meta.length ? entry.diff.meta.join('\n') : 'No line changes (mode or name only).');
-        return diffTable(entry.diff, {
+        return diffRows(entry.diff, {
           path: entry.path,
           comments: comments(),
           commentRow: (c) => commentRow(taskId, c, reviewing),
@@ -152,13 +152,9 @@ function files(taskId: number, submission: string, work: WorkRecord, reviewing: 
   );
 }
 
-function commentRow(taskId: number, comment: LineComment, reviewing: boolean): HTMLTableRowElement {
+function commentRow(taskId: number, comment: LineComment, reviewing: boolean): HTMLElement {
   const remove = reviewing ? h('button', { type: 'button', class: 'btn ghost small', 'aria-label': `Remove the comment on ${comment.path} line ${comment.line}` }, 'Remove') : null;
-  const row = h(
-    'tr',
-    { class: 'comment-row' },
-    h('td', { colspan: 4 }, h('div', { class: 'line-comment' }, h('span', { class: 'line-comment-where' }, `${comment.path}:${comment.line}`), h('span', { class: 'line-comment-text' }, comment.text), remove)),
-  );
+  const row = h('div', { class: 'comment-row line-comment' }, h('span', { class: 'line-comment-where' }, `${comment.path}:${comment.line}`), h('span', { class: 'line-comment-text' }, comment.text), remove);
   remove?.addEventListener('click', () => {
     removeComment(taskId, comment.id);
     row.remove();
@@ -170,7 +166,7 @@ interface CommentSpot {
   readonly taskId: number;
   readonly submission: string;
   readonly path: string;
-  readonly row: HTMLTableRowElement;
+  readonly row: HTMLElement;
   readonly line: number;
   readonly side: 'new' | 'old';
 }
@@ -189,7 +185,7 @@ function openCommentForm(spot: CommentSpot): void {
   const input = h('input', { type: 'text', name: 'comment', 'aria-label': `Comment on ${where}`, autocomplete: 'off', required: true });
   const cancel = h('button', { type: 'button', class: 'btn ghost small' }, 'Cancel');
   const form = h('form', { class: 'line-comment-form', 'aria-label': `Comment on ${where}` }, input, h('button', { type: 'submit', class: 'btn primary small' }, 'Add comment'), cancel);
-  const formRow = h('tr', { class: 'comment-form-row' }, h('td', { colspan: 4 }, form));
+  const formRow = h('div', { class: 'comment-form-row' }, form);
   after.after(formRow);
   input.focus();
   cancel.addEventListener('click', () => formRow.remove());

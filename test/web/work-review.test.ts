@@ -197,11 +197,11 @@ describe.skipIf(!HAVE_BROWSER)('reviewing the work on the page in headless Chrom
       expect(await resultLinks.first().getAttribute('href')).toBe('https://gitlab.example.com/acme/app/-/merge_requests/9');
 
       // The diff: added and removed lines marked by class and by a +/- gutter.
-      const diff = files.nth(0).locator('table.diff');
-      expect(await diff.locator('tr.dl.del .code').textContent()).toBe('export const SEP = ";";');
-      expect(await diff.locator('tr.dl.del .mark').textContent()).toBe('−');
-      expect(await diff.locator('tr.dl.add .mark').first().textContent()).toBe('+');
-      expect(await diff.locator('tr.dl.add').count()).toBe(2);
+      const diff = files.nth(0).locator('.diff');
+      expect(await diff.locator('.dl.del .code').textContent()).toBe('export const SEP = ";";');
+      expect(await diff.locator('.dl.del .mark').textContent()).toBe('−');
+      expect(await diff.locator('.dl.add .mark').first().textContent()).toBe('+');
+      expect(await diff.locator('.dl.add').count()).toBe(2);
 
       // Comment on the added line 3 (new side) and the removed line 2 (old side).
       await diff.getByRole('button', { name: 'Comment on src/export.ts line 3' }).click();
@@ -228,7 +228,7 @@ describe.skipIf(!HAVE_BROWSER)('reviewing the work on the page in headless Chrom
       // Hostile text stayed text: shown as given, no element made from it, nothing loaded, nothing run.
       const hostileFile = files.nth(1);
       expect(await hostileFile.locator('.file-path').textContent()).toBe(HOSTILE.file);
-      expect(await hostileFile.locator('tr.dl.add .code').first().textContent()).toBe(HOSTILE.line);
+      expect(await hostileFile.locator('.dl.add .code').first().textContent()).toBe(HOSTILE.line);
       expect(await page.locator('#detail-body img, #detail-body script, #detail-body iframe, #detail-body svg:not([aria-hidden]) , #detail-body [onerror], #detail-body [onload]').count()).toBe(0);
       expect(await page.evaluate(() => (window as unknown as { __xss?: number }).__xss)).toBeUndefined();
       expect(foreign).toEqual([]);
@@ -260,9 +260,9 @@ describe.skipIf(!HAVE_BROWSER)('reviewing the work on the page in headless Chrom
       expect(await work.locator('.patch-truncated').textContent()).toContain('of 2,000,000 bytes');
       const big = work.locator('details.diff-file').first();
       // 400 rows shown: the hunk header and 399 lines.
-      expect(await big.locator('tr.dl').count()).toBe(399);
+      expect(await big.locator('.dl').count()).toBe(399);
       await big.getByRole('button', { name: 'Show 201 more lines' }).click();
-      expect(await big.locator('tr.dl').count()).toBe(600);
+      expect(await big.locator('.dl').count()).toBe(600);
       expect(await work.locator('details.diff-file').nth(1).textContent()).toContain('Not in the patch: it was cut before this file.');
       expect(await page.locator('#detail-body .task-usage').textContent()).toContain('0 in · 5 out');
       expect(await page.locator('#detail-body .task-usage').textContent()).toContain('other-model');
