@@ -3,7 +3,7 @@
 // is a clone of one fixed template whose cells get textContent. Rows come in blocks the browser may skip laying out
 // while they are off screen (app.css content-visibility), so a 5,000-line diff is drawn at once.
 import type { DiffFile, DiffLine } from './diff-parse.js';
-import { h } from './dom.js';
+import { h, shownControls } from './dom.js';
 import type { LineComment } from './line-comments.js';
 
 /** Rows shown before the rest of a file is folded. */
@@ -60,7 +60,7 @@ function lineRow(line: DiffLine, options: DiffOptions): HTMLElement {
   number(oldCell, line.oldNo, 'old');
   number(newCell, line.newNo, 'new');
   markCell.textContent = MARK[line.kind];
-  codeCell.textContent = line.text;
+  codeCell.textContent = shownControls(line.text);
   if (target) {
     row.dataset['line'] = String(target.line);
     row.dataset['side'] = target.side;
@@ -76,7 +76,7 @@ function appendRows(body: HTMLElement, rows: readonly Row[], options: DiffOption
     const block = h('div', { class: 'diff-block' });
     for (const row of rows.slice(start, start + BLOCK)) {
       if (row.kind === 'hunk') {
-        block.append(h('div', { class: 'hunk' }, row.header));
+        block.append(h('div', { class: 'hunk' }, shownControls(row.header)));
         continue;
       }
       block.append(lineRow(row.line, options));

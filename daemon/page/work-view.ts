@@ -3,7 +3,7 @@
 // Every text here is agent-written (SPEC §22): text nodes only, links https only (pr-links.ts).
 import { parseDiff, diffPath, type DiffFile } from './diff-parse.js';
 import { diffRows } from './diff-view.js';
-import { externalLink, h, plural, timeEl, type Child } from './dom.js';
+import { externalLink, h, plural, shownControls, timeEl, type Child } from './dom.js';
 import { addComment, commentsOf, removeComment, type LineComment } from './line-comments.js';
 import { safeHttpsUrl } from './pr-links.js';
 import type { TaskDetail, WorkRecord } from './types.js';
@@ -35,7 +35,7 @@ function buildSection(taskId: number, work: WorkRecord, reviewing: boolean): HTM
     'dl',
     { class: 'facts work-facts' },
     h('dt', null, 'Branch'),
-    h('dd', null, work.branch !== null ? h('code', { class: 'branch' }, work.branch) : h('span', { class: 'empty' }, 'detached HEAD')),
+    h('dd', null, work.branch !== null ? h('code', { class: 'branch' }, shownControls(work.branch)) : h('span', { class: 'empty' }, 'detached HEAD')),
     h('dt', null, 'Range'),
     h('dd', null, h('code', { class: 'range', title: `${work.base}..${work.head}` }, `${short(work.base)}..${short(work.head)}`)),
     h('dt', null, 'Uncommitted'),
@@ -48,7 +48,7 @@ function buildSection(taskId: number, work: WorkRecord, reviewing: boolean): HTM
     ? h(
         'ol',
         { class: 'commits' },
-        work.commits.map((c) => h('li', null, h('code', { class: 'commit-id', title: c.id }, short(c.id)), h('span', { class: 'commit-subject' }, c.subject), timeEl(c.author_time, 'when'))),
+        work.commits.map((c) => h('li', null, h('code', { class: 'commit-id', title: c.id }, short(c.id)), h('span', { class: 'commit-subject' }, shownControls(c.subject)), timeEl(c.author_time, 'when'))),
       )
     : h('p', { class: 'empty' }, 'No commits between base and head.');
   const added = work.files.reduce((n, f) => n + f.added, 0);
@@ -114,8 +114,8 @@ function files(taskId: number, submission: string, work: WorkRecord, reviewing: 
       const summary = h(
         'summary',
         null,
-        h('span', { class: 'file-path' }, entry.path),
-        entry.oldPath !== undefined && entry.oldPath !== entry.path ? h('span', { class: 'file-old' }, `renamed from ${entry.oldPath}`) : null,
+        h('span', { class: 'file-path' }, shownControls(entry.path)),
+        entry.oldPath !== undefined && entry.oldPath !== entry.path ? h('span', { class: 'file-old' }, `renamed from ${shownControls(entry.oldPath)}`) : null,
         entry.status && entry.status !== 'modified' && entry.status !== 'renamed' ? h('span', { class: 'chip' }, entry.status.replace('_', ' ')) : null,
         entry.binary || entry.diff?.binary ? h('span', { class: 'chip' }, 'binary') : null,
         h('span', { class: 'count add', 'aria-label': `${entry.added} added` }, `+${entry.added}`),
@@ -126,7 +126,7 @@ function files(taskId: number, submission: string, work: WorkRecord, reviewing: 
         if (!patchShown) return null;
         if (!entry.diff) return h('p', { class: 'empty' }, work.patch_truncated ? 'Not in the patch: it was cut before this file.' : 'No diff for this file in the patch.');
         if (entry.diff.binary || (entry.binary && entry.diff.hunks.length === 0)) return h('p', { class: 'empty' }, 'Binary file: no lines to show.');
-        if (entry.diff.hunks.length === 0) return h('p', { class: 'empty' }, entry.diff.meta.length ? entry.diff.meta.join('\n') : 'No line changes (mode or name only).');
+        if (entry.diff.hunks.length === 0) return h('p', { class: 'empty' }, entry.diff.meta.length ? shownControls(entry.diff.meta.join('\n')) : 'No line changes (mode or name only).');
         return diffRows(entry.diff, {
           path: entry.path,
           comments: comments(),
@@ -154,7 +154,7 @@ function files(taskId: number, submission: string, work: WorkRecord, reviewing: 
 
 function commentRow(taskId: number, comment: LineComment, reviewing: boolean): HTMLElement {
   const remove = reviewing ? h('button', { type: 'button', class: 'btn ghost small', 'aria-label': `Remove the comment on ${comment.path} line ${comment.line}` }, 'Remove') : null;
-  const row = h('div', { class: 'comment-row line-comment' }, h('span', { class: 'line-comment-where' }, `${comment.path}:${comment.line}`), h('span', { class: 'line-comment-text' }, comment.text), remove);
+  const row = h('div', { class: 'comment-row line-comment' }, h('span', { class: 'line-comment-where' }, shownControls(`${comment.path}:${comment.line}`)), h('span', { class: 'line-comment-text' }, comment.text), remove);
   remove?.addEventListener('click', () => {
     removeComment(taskId, comment.id);
     row.remove();

@@ -2,8 +2,9 @@
 // API with a `work` record, as an app may send it; the owner opens it and sees the branch, commits, files and the diff,
 // comments on an added and a removed line and rejects, and the worker's get_task holds `path:line: text` for both in
 // the review note. Hostile file names, commit subjects and patch lines stay inert text: no element made, no request
-// sent, no CSP violation. A long file is folded; a cut patch is said; the PR link is https only. The Cost view shows
-// the usage sent with submit_result and names the agents that reported nothing.
+// sent, no CSP violation; control characters and bidi overrides are spelled out. A long file is folded; a cut patch
+// is said; the PR link is https only. The Cost view shows the usage sent with submit_result and names the agents that
+// reported nothing.
 import { existsSync } from 'node:fs';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -29,6 +30,8 @@ const HOSTILE = {
   line: '<img src=/x-pwned onerror="window.__xss=3"> \u001b[31mred\u001b[0m \u202eevil',
   comment: '<svg onload="window.__xss=4">',
 };
+/** As the page shows agent text under review: control characters and bidi overrides spelled out, not acted on. */
+const shown = (text: string) => text.replace(/[\u001b\u202e]/g, (ch) => `[U+${ch.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}]`);
 const BASE = 'a'.repeat(40);
 const HEAD = 'b'.repeat(40);
 const C1 = '1'.repeat(40);
@@ -183,7 +186,7 @@ describe.skipIf(!HAVE_BROWSER)('reviewing the work on the page in headless Chrom
       expect(await pr.getAttribute('href')).toBe('https://github.com/acme/app/pull/42');
       expect(await pr.getAttribute('rel')).toBe('noopener noreferrer');
       expect(await work.locator('.commits li').count()).toBe(2);
-      expect(await work.locator('.commits .commit-subject').nth(1).textContent()).toBe(HOSTILE.subject);
+      expect(await work.locator('.commits .commit-subject').nth(1).textContent()).toBe(shown(HOSTILE.subject));
       expect(await work.locator('.commits .commit-id').first().textContent()).toBe('1111111');
       const files = work.locator('details.diff-file');
       expect(await files.count()).toBe(4);
@@ -228,7 +231,8 @@ describe.skipIf(!HAVE_BROWSER)('reviewing the work on the page in headless Chrom
       // Hostile text stayed text: shown as given, no element made from it, nothing loaded, nothing run.
       const hostileFile = files.nth(1);
       expect(await hostileFile.locator('.file-path').textContent()).toBe(HOSTILE.file);
-      expect(await hostileFile.locator('.dl.add .code').first().textContent()).toBe(HOSTILE.line);
+      expect(await hostileFile.locator('.dl.add .code').first().textContent()).toBe(shown(HOSTILE.line));
+      expect(shown(HOSTILE.line)).toContain('[U+001B][31mred[U+001B][0m [U+202E]evil');
       expect(await page.locator('#detail-body img, #detail-body script, #detail-body iframe, #detail-body svg:not([aria-hidden]) , #detail-body [onerror], #detail-body [onload]').count()).toBe(0);
       expect(await page.evaluate(() => (window as unknown as { __xss?: number }).__xss)).toBeUndefined();
       expect(foreign).toEqual([]);
