@@ -23,7 +23,7 @@ export function forgetWorkView(): void {
 export function workSection(detail: TaskDetail, reviewing: boolean): HTMLElement | null {
   const work = detail.work;
   if (!work) return null;
-  const key = JSON.stringify([detail.task.id, work.submitted_at, work.head, work.patch === undefined, work.patch_kept, reviewing]);
+  const key = JSON.stringify([detail.task.id, work.submitted_at, work.head, work.patch === undefined, work.patch_dropped, reviewing]);
   if (kept?.key !== key) kept = { key, el: buildSection(detail.task.id, work, reviewing) };
   return kept.el;
 }
@@ -68,17 +68,17 @@ function buildSection(taskId: number, work: WorkRecord, reviewing: boolean): HTM
 
 /** What the page can and cannot show of the patch, said plainly. */
 function patchNote(work: WorkRecord): HTMLElement | null {
-  if (!work.patch_kept) return h('p', { class: 'notice patch-dropped' }, 'The patch of this submission was not kept (the project\'s total for patches, or its retention), so no diff is shown: the branch, commits and files are the record.');
-  if (work.patch === undefined) return h('p', { class: 'notice' }, 'No patch came with this submission: only its branch, commits and files.');
+  if (work.patch_dropped) return h('p', { class: 'notice patch-dropped' }, 'The patch of this submission was not kept (the project\'s total for patches), so no diff is shown: the branch, commits and files are the record.');
+  if (work.patch === undefined) return h('p', { class: 'notice patch-none' }, 'No patch came with this submission: only its branch, commits and files.');
   if (work.patch_truncated) {
     const whole = work.patch_bytes !== undefined ? ` of ${work.patch_bytes.toLocaleString('en')}` : '';
-    return h('p', { class: 'notice patch-truncated' }, `The patch was cut at its cap: the diff below holds its first ${work.patch.length.toLocaleString('en')}${whole} bytes. Files past the cut show no diff; the list of files and their counts is whole.`);
+    return h('p', { class: 'notice patch-truncated' }, `The patch was cut at its cap: the diff below holds its first ${new TextEncoder().encode(work.patch).length.toLocaleString('en')}${whole} bytes. Files past the cut show no diff; the list of files and their counts is whole.`);
   }
   return null;
 }
 
 function files(taskId: number, submission: string, work: WorkRecord, reviewing: boolean): HTMLElement {
-  const diffs = work.patch !== undefined && work.patch_kept ? parseDiff(work.patch) : [];
+  const diffs = work.patch !== undefined ? parseDiff(work.patch) : [];
   const byPath = new Map<string, DiffFile>();
   for (const d of diffs) byPath.set(diffPath(d), d);
   const listed = new Set(work.files.map((f) => f.path));
@@ -105,7 +105,7 @@ function files(taskId: number, submission: string, work: WorkRecord, reviewing: 
     }
     entries.push({ path, oldPath: d.oldPath !== null && d.oldPath !== path ? d.oldPath : undefined, binary: d.binary, added: add, removed: del, diff: d });
   }
-  const patchShown = work.patch !== undefined && work.patch_kept;
+  const patchShown = work.patch !== undefined;
   return h(
     'div',
     { class: 'files' },
