@@ -236,7 +236,7 @@ describe.skipIf(!HAVE_BROWSER)('reviewing the work on the page in headless Chrom
       expect(errors).toEqual([]);
     });
 
-    it('folds a long file behind "show N more lines", says a cut patch plainly, and shows the task\'s usage', async () => {
+    it('folds a long file behind "show N more lines", says a cut patch plainly, checks the note\'s limit, and shows the task\'s usage', async () => {
       const lines = Array.from({ length: 600 }, (_, i) => `+line ${i + 1}`);
       const patch = ['diff --git a/big.txt b/big.txt', 'new file mode 100644', '--- /dev/null', '+++ b/big.txt', '@@ -0,0 +1,600 @@', ...lines, ''].join('\n');
       const id = await submitted('Big file', 'Added big.txt', {
@@ -265,6 +265,18 @@ describe.skipIf(!HAVE_BROWSER)('reviewing the work on the page in headless Chrom
       await big.getByRole('button', { name: 'Show 201 more lines' }).click();
       expect(await big.locator('.dl').count()).toBe(600);
       expect(await work.locator('details.diff-file').nth(1).textContent()).toContain('Not in the patch: it was cut before this file.');
+      // The note's limit is checked in the page, before anything is sent, with the limit named.
+      await big.getByRole('button', { name: 'Comment on big.txt line 1', exact: true }).click();
+      await page.getByRole('textbox', { name: 'Comment on big.txt:1' }).fill('x'.repeat(3990));
+      await page.getByRole('form', { name: 'Comment on big.txt:1' }).getByRole('button', { name: 'Add comment' }).click();
+      const review = page.getByRole('form', { name: `Review task ${id}` });
+      await review.getByLabel('Review note').fill('and more words');
+      let sent = 0;
+      page.on('request', (request) => void (request.url().includes('/actions/review_task') && sent++));
+      await review.getByRole('button', { name: 'Reject' }).click();
+      expect(await review.locator('.form-error').textContent()).toBe(`The review note with its 1 line comment is ${'big.txt:1: '.length + 3990 + 2 + 'and more words'.length} characters; the limit is 4000 (LIMITS.reviewNote). Shorten the note or a comment.`);
+      expect(sent).toBe(0);
+      expect((await api(board, 'w1', 'get_task', { task_id: id })).body.task.status).toBe('submitted');
       expect(await page.locator('#detail-body .task-usage').textContent()).toContain('0 in · 5 out');
       expect(await page.locator('#detail-body .task-usage').textContent()).toContain('other-model');
       expect(errors).toEqual([]);
