@@ -213,10 +213,18 @@ describe.skipIf(!HAVE_BROWSER)('reviewing the work on the page in headless Chrom
       expect(await diff.locator('.comment-row .line-comment-text').allTextContents()).toEqual([HOSTILE.comment, 'use a constant for CRLF']);
       expect(await page.locator('.review-form .comment-count').textContent()).toContain('2 line comments go into the note');
 
+      const reads: string[] = [];
+      page.on('request', (request) => void (request.url().includes('/view/tasks/') && reads.push(request.url())));
       const review = page.getByRole('form', { name: `Review task ${id}` });
       await review.getByLabel('Review note').fill('Keep the semicolon option.');
       await review.getByRole('button', { name: 'Reject' }).click();
       await expect.poll(() => page.locator('#action-status').textContent()).toBe(`Task #${id} rejected.`);
+      // The panel reads the task again without the patch it holds, and still shows the diff (now without comment buttons).
+      await expect.poll(() => page.locator('#detail-status').textContent()).toBe('Open');
+      expect(reads.length).toBeGreaterThan(0);
+      expect(reads.every((url) => url.endsWith('?without_patch=1'))).toBe(true);
+      expect(await page.locator('#detail-body .work .dl.del .code').first().textContent()).toBe('export const SEP = ";";');
+      expect(await page.locator('#detail-body .work button.line-no').count()).toBe(0);
 
       const seen = await api(board, 'w1', 'get_task', { task_id: id });
       const note = (seen.body.reviews as Array<{ note: string | null }>).at(-1)!.note;
