@@ -111,19 +111,18 @@ function files(taskId: number, submission: string, work: WorkRecord, reviewing: 
     { class: 'files' },
     entries.map((entry, index) => {
       const comments = () => commentsOf(taskId, submission).filter((c) => c.path === entry.path);
-      const summary = h(
-        'summary',
-        null,
+      const head: Child[] = [
         h('span', { class: 'file-path' }, shownControls(entry.path)),
         entry.oldPath !== undefined && entry.oldPath !== entry.path ? h('span', { class: 'file-old' }, `${entry.status === 'copied' ? 'copied' : 'renamed'} from ${shownControls(entry.oldPath)}`) : null,
         entry.status && !['modified', 'renamed', 'copied'].includes(entry.status) ? h('span', { class: 'chip' }, entry.status.replace('_', ' ')) : null,
         entry.binary || entry.diff?.binary ? h('span', { class: 'chip' }, 'binary') : null,
         h('span', { class: 'count add', 'aria-label': `${entry.added} added` }, `+${entry.added}`),
         h('span', { class: 'count del', 'aria-label': `${entry.removed} removed` }, `−${entry.removed}`),
-      );
-      const details = h('details', { class: 'diff-file', 'data-path': entry.path }, summary);
+      ];
+      // Without a patch there is nothing to open: the file's line alone.
+      if (!patchShown) return h('div', { class: 'diff-file', 'data-path': entry.path }, h('div', { class: 'file-head' }, head));
+      const details = h('details', { class: 'diff-file', 'data-path': entry.path }, h('summary', { class: 'file-head' }, head));
       const body = (): Child => {
-        if (!patchShown) return null;
         if (!entry.diff) return h('p', { class: 'empty' }, work.patch_truncated ? 'Not in the patch: it was cut before this file.' : 'No diff for this file in the patch.');
         if (entry.diff.binary || (entry.binary && entry.diff.hunks.length === 0)) return h('p', { class: 'empty' }, 'Binary file: no lines to show.');
         if (entry.diff.hunks.length === 0) return h('p', { class: 'empty' }, entry.diff.meta.length ? shownControls(entry.diff.meta.join('\n')) : 'No line changes (mode or name only).');
@@ -134,7 +133,6 @@ function files(taskId: number, submission: string, work: WorkRecord, reviewing: 
           onComment: reviewing ? ({ row, line, side }) => openCommentForm({ taskId, submission, path: entry.path, row, line, side }) : undefined,
         });
       };
-      if (!patchShown) return details;
       let drawn = false;
       const draw = () => {
         if (drawn) return;

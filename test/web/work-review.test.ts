@@ -297,7 +297,8 @@ describe.skipIf(!HAVE_BROWSER)('reviewing the work on the page in headless Chrom
       await openTask(page, id);
       const work = page.locator('#detail-body .work');
       expect(await work.locator('.patch-none').textContent()).toBe('No patch came with this submission: only its branch, commits and files.');
-      expect(await work.locator('details.diff-file').count()).toBe(4);
+      expect(await work.locator('.diff-file').count()).toBe(4);
+      expect(await work.locator('details.diff-file').count()).toBe(0);
       expect(await work.locator('.diff').count()).toBe(0);
       await page.locator('#detail-close').click();
 
