@@ -17,7 +17,7 @@ export function usageText(u: UsageTotals): string {
   return `${parts.join(' · ')} (${u.reports} report${u.reports === 1 ? '' : 's'})`;
 }
 
-function table(label: string, first: string, rows: ReadonlyArray<{ name: string; usage: UsageTotals }>): HTMLElement {
+function table(label: string, first: string, rows: ReadonlyArray<{ name: string; usage: UsageTotals; taskId?: number }>): HTMLElement {
   const head = ['Reports', 'Tokens in', 'Tokens out', 'Cached', 'Cost', 'Models'];
   return h(
     'table',
@@ -26,11 +26,11 @@ function table(label: string, first: string, rows: ReadonlyArray<{ name: string;
     h(
       'tbody',
       null,
-      rows.map(({ name, usage }) =>
+      rows.map(({ name, usage, taskId }) =>
         h(
           'tr',
           null,
-          h('th', { scope: 'row' }, name),
+          h('th', { scope: 'row' }, taskId === undefined ? name : taskButton(taskId, name)),
           h('td', { class: 'num' }, number(usage.reports)),
           h('td', { class: 'num' }, number(usage.input_tokens)),
           h('td', { class: 'num' }, number(usage.output_tokens)),
@@ -41,6 +41,16 @@ function table(label: string, first: string, rows: ReadonlyArray<{ name: string;
       ),
     ),
   );
+}
+
+/** A task's row opens its panel, where its work and its usage are. */
+function taskButton(taskId: number, name: string): HTMLElement {
+  const button = h('button', { type: 'button', class: 'link-button' }, name);
+  button.addEventListener('click', () => {
+    byId<HTMLDialogElement>('cost-dialog').close();
+    hooks.openDetail(taskId, null);
+  });
+  return button;
 }
 
 function render(summary: UsageSummary): HTMLElement[] {
@@ -55,7 +65,7 @@ function render(summary: UsageSummary): HTMLElement[] {
       summary.silent.length ? `Reported nothing: ${summary.silent.join(', ')}. Their cost is not in these totals.` : 'Every agent of the project has reported usage.',
     ),
     h('h3', null, 'Per task'),
-    summary.tasks.length ? table('Cost per task', 'Task', summary.tasks.map((t) => ({ name: `#${t.task_id} ${t.title}`, usage: t }))) : h('p', { class: 'empty' }, 'No task has usage reported on it yet.'),
+    summary.tasks.length ? table('Cost per task', 'Task', summary.tasks.map((t) => ({ name: `#${t.task_id} ${t.title}`, usage: t, taskId: t.task_id }))) : h('p', { class: 'empty' }, 'No task has usage reported on it yet.'),
   ];
 }
 

@@ -42,7 +42,7 @@ export function reviewForm(task: Task, submission: () => string | null): HTMLFor
   const form = h(
     'form',
     { class: 'action-form review-form', 'aria-label': `Review task ${task.id}` },
-    field('Review note', note, 'Required to reject: say what should change. Click a line number in the diff to comment on that line. Kept in the task\'s history.'),
+    field('Review note', note, `Required to reject: say what should change.${submission() === null ? '' : ' Click a line number in the diff to comment on that line.'} Kept in the task's history.`),
     count,
     h(
       'div',

@@ -329,6 +329,10 @@ describe.skipIf(!HAVE_BROWSER)('reviewing the work on the page in headless Chrom
       const task = dialog.getByRole('table', { name: 'Cost per task' }).getByRole('row', { name: /CSV export/ });
       expect(await task.locator('td').allTextContents()).toEqual(['1', '1,200', '340', '800', '$0.0421', 'fake-model-1']);
       expect(await dialog.locator('.silent').textContent()).toBe('Reported nothing: lead, w2. Their cost is not in these totals.');
+      // A task's row opens its panel.
+      await task.getByRole('button', { name: /CSV export/ }).click();
+      await expect.poll(() => dialog.isVisible()).toBe(false);
+      await expect.poll(() => page.locator('#detail-title').textContent()).toBe('CSV export');
 
       const summary = await fetch(`${board.url}/view/usage`);
       expect(summary.status).toBe(401);
