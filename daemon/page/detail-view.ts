@@ -2,12 +2,15 @@
 // request), and for an owner the controls that act on it. Re-read live; typed text in its forms survives a re-read.
 import { boardPath } from './base.js';
 import { noClaimerFor, planChips } from './board-view.js';
-import { avatar, byId, h, ids, statusLabel, timeEl, type Child } from './dom.js';
+import { avatar, byId, externalLink, h, ids, statusLabel, timeEl, type Child } from './dom.js';
 import { request } from './net.js';
 import { sessionEndedMessage } from './session-end.js';
 import { emptyOlder, hooks, view, type OlderPages } from './state.js';
 import { cancelForm, editButton, releaseForm, replyForm, reviewForm } from './task-actions.js';
+import { usageText } from './cost-view.js';
+import { prUrlsIn } from './pr-links.js';
 import type { Activity, Message, Task, TaskDetail } from './types.js';
+import { forgetWorkView, submissionOf, workSection } from './work-view.js';
 
 const FINAL = ['done', 'cancelled'];
 
@@ -28,7 +31,10 @@ function keptForm(task: Task, kind: string, build: (task: Task) => HTMLElement):
 }
 
 export function openDetail(taskId: number, from: HTMLElement | null): void {
-  if (view.openTaskId !== taskId) forms.clear();
+  if (view.openTaskId !== taskId) {
+    forms.clear();
+    forgetWorkView();
+  }
   view.openTaskId = taskId;
   view.detailLatest = null;
   view.older = { messages: emptyOlder(), history: emptyOlder() };
@@ -52,6 +58,8 @@ export function closeDetail(): void {
   view.openTaskId = null;
   view.detailLatest = null;
   forms.clear();
+  forgetWorkView();
+  byId('detail').classList.remove('has-work');
   if (view.openedFrom && document.contains(view.openedFrom)) view.openedFrom.focus();
   view.openedFrom = null;
 }
@@ -59,9 +67,16 @@ export function closeDetail(): void {
 export async function loadDetail(): Promise<void> {
   const id = view.openTaskId;
   if (id === null) return;
+  // The patch (up to 1 MiB) is read once per submission: a re-read on an event takes the summary and keeps the patch.
+  const had = view.detailLatest?.task.id === id ? view.detailLatest.work : null;
   let answer;
   try {
-    answer = await request<TaskDetail>('GET', boardPath(`/view/tasks/${encodeURIComponent(id)}`));
+    answer = await request<TaskDetail>('GET', boardPath(`/view/tasks/${encodeURIComponent(id)}${had?.patch !== undefined ? '?without_patch=1' : ''}`));
+    if (had?.patch !== undefined && answer.status === 200 && answer.body?.work) {
+      const work = answer.body.work;
+      if (work.patch_kept && submissionOf(work) === submissionOf(had)) answer = { ...answer, body: { ...answer.body, work: { ...work, patch: had.patch } } };
+      else answer = await request<TaskDetail>('GET', boardPath(`/view/tasks/${encodeURIComponent(id)}`));
+    }
   } catch {
     return;
   }
@@ -93,7 +108,7 @@ async function loadOlder(list: 'messages' | 'history', cursor: string): Promise<
   if (id === null) return;
   let answer;
   try {
-    answer = await request<TaskDetail>('GET', boardPath(`/view/tasks/${encodeURIComponent(id)}?${list}_cursor=${encodeURIComponent(cursor)}`));
+    answer = await request<TaskDetail>('GET', boardPath(`/view/tasks/${encodeURIComponent(id)}?${list}_cursor=${encodeURIComponent(cursor)}&without_patch=1`));
   } catch {
     return;
   }
@@ -158,6 +173,8 @@ function renderDetail(detail: TaskDetail): void {
     h('dt', null, 'Dependents'),
     h('dd', { class: 'dependents' }, detail.dependents.length ? ids(detail.dependents) : h('span', { class: 'empty' }, 'none')),
     task.status === 'claimed' ? [h('dt', null, 'Reserved paths'), h('dd', { class: 'reserved' }, reservations.length ? reservations.map((r) => h('span', { class: `chip path${r.exclusive ? ' exclusive' : ''}` }, r.pattern)) : h('span', { class: 'empty' }, 'none'))] : null,
+    h('dt', null, 'Cost'),
+    h('dd', { class: 'task-usage' }, detail.usage.reports ? usageText(detail.usage) : h('span', { class: 'empty' }, 'none reported')),
     h('dt', null, 'Created'),
     h('dd', null, timeEl(task.created_at)),
     h('dt', null, 'Updated'),
@@ -168,17 +185,27 @@ function renderDetail(detail: TaskDetail): void {
   if (acts && unfinished) parts.push(keptForm(task, 'edit', editButton));
   if (acts && task.status === 'claimed') parts.push(section('Release the claim', keptForm(task, 'release', releaseForm)));
   parts.push(section('Description', task.description ? h('div', { class: 'prose' }, task.description) : h('p', { class: 'empty' }, 'No description.')));
+  const reviewing = acts && task.status === 'submitted';
   if (task.result !== null) {
     // The result, and beside it (for an owner) the review form that judges it.
+    const links = prUrlsIn(task.result).filter((url) => url !== detail.work?.pr_url);
     parts.push(
       h(
         'div',
-        { class: acts && task.status === 'submitted' ? 'result-review' : undefined },
-        section('Result', h('div', { class: 'prose boxed' }, task.result)),
-        acts && task.status === 'submitted' ? section('Review', keptForm(task, 'review', reviewForm)) : null,
+        { class: reviewing ? 'result-review' : undefined },
+        section('Result', h('div', { class: 'prose boxed' }, task.result), links.length ? h('ul', { class: 'pr-links' }, links.map((url) => h('li', null, externalLink(url)))) : null),
+        reviewing
+          ? section(
+              'Review',
+              keptForm(task, 'review', (t) => reviewForm(t, () => (view.detailLatest?.work ? submissionOf(view.detailLatest.work) : null))),
+            )
+          : null,
       ),
     );
   }
+  const work = workSection(detail, reviewing);
+  byId('detail').classList.toggle('has-work', work !== null);
+  if (work) parts.push(work);
   if (reviews.length) {
     parts.push(
       section(

@@ -111,3 +111,16 @@ export function plural(n: number, one: string, many: string): string {
 }
 
 export const ids = (list: readonly number[]): string => list.map((id) => `#${id}`).join(', ');
+
+/** A link that leaves the board (an https URL checked by pr-links.ts): its words are the URL as text; no referrer, no opener. */
+export function externalLink(href: string): HTMLAnchorElement {
+  return h('a', { class: 'pr-link', href, rel: 'noopener noreferrer', target: '_blank', referrerpolicy: 'no-referrer' }, href);
+}
+
+/** Control characters and bidirectional overrides, which would hide or reorder text in a review (Trojan Source). */
+const HIDDEN_CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+/** Agent text for review with each such character shown as [U+XXXX] instead of acting on the text around it. */
+export function shownControls(text: string): string {
+  return text.replace(HIDDEN_CONTROLS, (ch) => `[U+${ch.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}]`);
+}

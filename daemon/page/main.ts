@@ -4,6 +4,7 @@
 import { clearApps, refreshApps } from './apps-view.js';
 import { boardPath, PROJECT } from './base.js';
 import { clearCards, markSelected, renderColumns } from './board-view.js';
+import { watchCost } from './cost-view.js';
 import { closeDetail, loadDetail, openDetail, rerenderDetail } from './detail-view.js';
 import { byId, hueOf, initials, startClocks } from './dom.js';
 import { currentFilter, updateFilterChoices, watchFilter } from './filter.js';
@@ -38,6 +39,8 @@ function signedOut(message: string): void {
   closeDetail();
   const dialog = byId<HTMLDialogElement>('task-dialog');
   if (dialog.open) dialog.close();
+  const cost = byId<HTMLDialogElement>('cost-dialog');
+  if (cost.open) cost.close();
   clearCards();
   byId('room').replaceChildren();
   byId('members').replaceChildren();
@@ -208,6 +211,7 @@ watchFilter(() => {
 });
 watchRoomForm();
 setUpTaskForm();
+watchCost();
 byId('new-task').addEventListener('click', (event) => hooks.editTask(null, event.currentTarget as HTMLElement));
 byId('detail-close').addEventListener('click', () => {
   closeDetail();
@@ -219,7 +223,7 @@ byId('scrim').addEventListener('click', () => {
 });
 document.addEventListener('keydown', (event) => {
   // A dialog handles its own Escape; otherwise Escape closes the task panel.
-  if (event.key === 'Escape' && !byId<HTMLDialogElement>('task-dialog').open) {
+  if (event.key === 'Escape' && !byId<HTMLDialogElement>('task-dialog').open && !byId<HTMLDialogElement>('cost-dialog').open) {
     closeDetail();
     markSelected(null);
   }

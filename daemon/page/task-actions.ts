@@ -2,7 +2,8 @@
 // task, edit and cancel it. Each is a form whose action is one tool call (feedback.ts perform).
 import { LIMITS } from '../../shared/src/limits.js';
 import { h, uniqueId } from './dom.js';
-import { perform } from './feedback.js';
+import { perform, showError } from './feedback.js';
+import { clearComments, commentsOf, noteTooLong, onCommentsChanged, reviewNote } from './line-comments.js';
 import { hooks } from './state.js';
 import type { Task } from './types.js';
 
@@ -18,14 +19,31 @@ function errorLine(): HTMLElement {
   return h('p', { class: 'form-error', role: 'alert', hidden: true });
 }
 
-/** Approve, or reject with a note; the note is optional to approve and required to reject. */
-export function reviewForm(task: Task): HTMLFormElement {
+/**
+ * Approve, or reject with a note; the note is optional to approve and required to reject. The reviewer's line comments
+ * on the diff (line-comments.ts) go first in the note, one `path:line: text` a line; `submission` names the submission
+ * they were written on.
+ */
+export function reviewForm(task: Task, submission: () => string | null): HTMLFormElement {
   const note = h('textarea', { name: 'note', rows: 3, maxlength: LIMITS.reviewNote });
   const error = errorLine();
+  const count = h('p', { class: 'hint comment-count', hidden: true });
+  const comments = () => {
+    const key = submission();
+    return key === null ? [] : commentsOf(task.id, key);
+  };
+  const showCount = () => {
+    const n = comments().length;
+    count.hidden = n === 0;
+    count.textContent = n === 0 ? '' : `${n === 1 ? '1 line comment goes' : `${n} line comments go`} into the note, one "path:line: text" a line, before what you write here.`;
+  };
+  onCommentsChanged(showCount);
+  showCount();
   const form = h(
     'form',
     { class: 'action-form review-form', 'aria-label': `Review task ${task.id}` },
-    field('Review note', note, 'Required to reject: say what should change. Kept in the task\'s history.'),
+    field('Review note', note, `Required to reject: say what should change.${submission() === null ? '' : ' Click a line number in the diff to comment on that line.'} Kept in the task's history.`),
+    count,
     h(
       'div',
       { class: 'form-buttons' },
@@ -34,12 +52,17 @@ export function reviewForm(task: Task): HTMLFormElement {
     ),
     error,
   );
-  form.addEventListener('submit', (event) => {
+  form.addEventListener('submit', async (event) => {
     event.preventDefault();
     const verdict = (event.submitter as HTMLButtonElement | null)?.value === 'reject' ? 'reject' : 'approve';
+    const lineComments = comments();
+    const text = reviewNote(lineComments, note.value);
+    const tooLong = noteTooLong(text, lineComments.length);
+    if (tooLong) return showError(error, tooLong);
     const args: Record<string, unknown> = { task_id: task.id, verdict };
-    if (note.value.trim() !== '') args['note'] = note.value;
-    void perform({ form, tool: 'review_task', args, done: () => `Task #${task.id} ${verdict === 'approve' ? 'approved' : 'rejected'}.`, errorEl: error });
+    if (text !== '') args['note'] = text;
+    const done = await perform({ form, tool: 'review_task', args, done: () => `Task #${task.id} ${verdict === 'approve' ? 'approved' : 'rejected'}.`, errorEl: error });
+    if (done) clearComments(task.id);
   });
   return form;
 }

@@ -1,4 +1,4 @@
-// What the page reads from the daemon: /view/state and /view/tasks/{id}, typed from the tools' own output types, and /view/apps.
+// What the page reads from the daemon: /view/state and /view/tasks/{id}, typed from the tools' own output types, /view/apps and /view/usage.
 import type { Activity, Message, Review, Role, Task, TaskStatus, TaskSummary, ToolOutput, getTask, members } from 'roundtable-shared';
 
 export type Member = ToolOutput<typeof members>['members'][number];
@@ -49,6 +49,18 @@ export type TaskDetail = ToolOutput<typeof getTask> & {
   readonly reviews: readonly Review[];
   readonly history: readonly Activity[];
 };
+
+export type WorkRecord = NonNullable<TaskDetail['work']>;
+export type UsageTotals = TaskDetail['usage'];
+
+/** GET /view/usage (daemon/src/web/usage-view.ts): what the work cost, as the agents reported it. */
+export interface UsageSummary {
+  readonly project: UsageTotals;
+  readonly agents: ReadonlyArray<{ readonly agent: string } & UsageTotals>;
+  readonly tasks: ReadonlyArray<{ readonly task_id: number; readonly title: string } & UsageTotals>;
+  /** The project's agents with no report. */
+  readonly silent: readonly string[];
+}
 
 export type { Activity, Message, Review, Task, TaskStatus, TaskSummary };
 

@@ -18,6 +18,7 @@ import { sessionRoutes } from './session-routes.js';
 import { sessionDigest, type SharedSessions } from '../store/shared-sessions.js';
 import { SessionStore } from './sessions.js';
 import { PAGE_FILES, staticRoutes } from './static-files.js';
+import { UsageView } from './usage-view.js';
 import { BoardView, type ViewSources } from './view-data.js';
 import { viewRoutes } from './view-routes.js';
 
@@ -68,6 +69,7 @@ export function createWebView(options: WebViewOptions): WebView {
   const live = new LiveStreams({ events: options.events, sessions, maxStreams: options.maxEventStreams, log: options.store });
   const view = new BoardView({ ...options.sources, store: options.store, agents: options.agents, boardName: options.boardName });
   const apps = new ConnectedApps({ oauth: options.oauth, store: options.store, agents: options.agents, events: options.events });
+  const usage = new UsageView({ store: options.store, agents: options.agents });
   const shared = options.sharedSessions !== undefined;
   // Sessions in this daemon's memory only (SQLite) end with it: the page is told when it started, so that after a
   // restart it can say so instead of "your session ended" (DECISIONS, issue 31).
@@ -102,7 +104,7 @@ export function createWebView(options: WebViewOptions): WebView {
     }),
   );
   web.use('/view/*', signedIn);
-  web.route('/view', viewRoutes(view, { apps, startedAt }));
+  web.route('/view', viewRoutes(view, { apps, usage, startedAt }));
   web.use('/events', signedIn);
   web.route('/events', eventRoutes(live));
   for (const path of WEB_ACTION_PATHS) web.use(path, bodyLimit({ maxSize: MAX_ACTION_BODY_BYTES }), signedIn, pageActionGuard());

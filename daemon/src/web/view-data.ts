@@ -61,12 +61,17 @@ export class BoardView {
     };
   }
 
-  /** The task with the newest page of its messages and history, or the older page a cursor points at. */
-  async task(agent: Agent, taskId: number, older: { messagesCursor?: string; historyCursor?: string } = {}) {
+  /**
+   * The task with the newest page of its messages and history, or the older page a cursor points at; its work record
+   * with the patch, which the page shows as a diff (an agent's get_task leaves it out unless asked), unless the page
+   * says it has it.
+   */
+  async task(agent: Agent, taskId: number, older: { messagesCursor?: string; historyCursor?: string; withoutPatch?: boolean } = {}) {
     return this.options.board.getTask(agent, {
       task_id: taskId,
       messages_limit: DETAIL_PAGE,
       history_limit: DETAIL_PAGE,
+      include_patch: older.withoutPatch !== true,
       ...(older.messagesCursor !== undefined && { messages_cursor: older.messagesCursor }),
       ...(older.historyCursor !== undefined && { history_cursor: older.historyCursor }),
     });

@@ -1,14 +1,17 @@
 // The page's data: GET /view/state (the board at a glance), GET /view/tasks/:id (one task, its messages and history
-// paged) and GET /view/apps (the apps connected by OAuth sign-in), for a signed-in session.
+// paged), GET /view/apps (the apps connected by OAuth sign-in) and GET /view/usage (what the work cost), for a
+// signed-in session.
 import { Hono } from 'hono';
 import { InvalidInput } from '../errors.js';
 import type { ConnectedApps } from './connected-apps.js';
 import { csrfTokenFor } from './csrf.js';
 import type { SessionVariables } from './session-auth.js';
+import type { UsageView } from './usage-view.js';
 import type { BoardView } from './view-data.js';
 
 export interface ViewRoutesOptions {
   readonly apps: ConnectedApps;
+  readonly usage: UsageView;
   readonly startedAt?: string | undefined;
 }
 
@@ -37,11 +40,16 @@ export function viewRoutes(view: BoardView, options: ViewRoutesOptions): Hono<{ 
     // ?messages_cursor= / ?history_cursor=: the next older page of that list (get_task's cursors, checked there).
     const messagesCursor = c.req.query('messages_cursor');
     const historyCursor = c.req.query('history_cursor');
-    return c.json(await view.task(c.get('agent'), id, { ...(messagesCursor && { messagesCursor }), ...(historyCursor && { historyCursor }) }));
+    // ?without_patch=1: the page has this submission's patch already (a re-read on an event) and takes the summary.
+    const withoutPatch = c.req.query('without_patch') === '1';
+    return c.json(await view.task(c.get('agent'), id, { ...(messagesCursor && { messagesCursor }), ...(historyCursor && { historyCursor }), withoutPatch }));
   });
 
   // Owners and observers (connected-apps.ts): the rest get 403, and the page does not ask.
   routes.get('/apps', async (c) => c.json(await options.apps.list(c.get('agent'))));
+
+  // The Cost view: usage per project, agent and task, and the agents that reported none.
+  routes.get('/usage', async (c) => c.json(await options.usage.read()));
 
   return routes;
 }
