@@ -52,6 +52,9 @@
 //                                           one of them alone: durable claim_task (50 clients) and get_task (10), both
 //                                           paths, interleaved rounds; GET /overview for a person in 20 projects
 //                                           (BENCH_PROJECTS, BENCH_PROJECTS_ROUNDS, BENCH_PROJECTS_ROUND_MS, ...)
+//   work.mjs          work_record           issue 35: submit_result through the bridge from no repository, a few lines and
+//                                           a 1 MiB patch; the same record straight over HTTP (BENCH_WORK_ROUNDS, 15)
+//   review-page.mjs   review_page           issue 35: the page's time to show a 5,000-line diff in Chromium (ROUNDS, LINES)
 //   oauth.mjs         oauth                 issue 34: an app's whole OAuth sign-in through the MCP SDK v2 client (dynamic
 //                                           registration, the consent over HTTP, the token, the first tools/call), by
 //                                           step; then get_task and whoami on /p/SLUG/mcp with an OAuth access token vs
@@ -68,6 +71,7 @@
 // BENCH_SCALE_TASKS (1000000), BENCH_BASELINE_REV (the revision lone_write compares with), BENCH_TIMEOUT_S (1800, the whole run).
 import { execFileSync } from 'node:child_process';
 import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { benchBridgeCalls, benchBridgeStart } from './bridge.mjs';
 import { benchClaimTask, benchGetTask, benchListTasks } from './daemon.mjs';
 import { benchCpuPerCall, benchDurableWrites, benchGetTask10, benchLoneWrite, benchMcpCost, benchWake1000 } from './durability.mjs';
@@ -114,6 +118,7 @@ import { benchWebhookCost, benchWebhookLatency } from './webhooks.mjs';
 import { benchEventLogCost, benchListenReplay, benchWakeLatency } from './event-log.mjs';
 import { benchProjects } from './projects.mjs';
 import { benchOAuth } from './oauth.mjs';
+import { benchWorkRecord } from './work.mjs';
 
 const liveHelpers = () => ({ CONFIG, cpuMs, createLoad, report, makeTempDir, writeAgents, startDaemon, stopServer, percentiles, fmt, TARGETS, ROOT, seedTasks: seedListBoard, buildDaemonAt, WAITS_PER_AGENT, postToolAnswer, against });
 
@@ -160,6 +165,9 @@ const SECTIONS = [
   { file: 'event-log', name: 'listen_replay', run: () => benchListenReplay(liveHelpers(), { events: 10_000, outageMs: 10_000 }) },
   { file: 'projects', name: 'projects', run: benchProjects },
   { file: 'oauth', name: 'oauth', run: benchOAuth },
+  { file: 'work', name: 'work_record', run: () => benchWorkRecord(undefined, { rounds: envInt('BENCH_WORK_ROUNDS', 15) }) },
+  // A script of its own (Chromium, top-level await): run as a child, its lines printed as they come.
+  { file: 'review-page', name: 'review_page', run: () => execFileSync(process.execPath, [join(ROOT, 'bench', 'review-page.mjs')], { stdio: 'inherit' }) },
 ];
 
 // ---------------------------------------------------------------------------------------------------------------
