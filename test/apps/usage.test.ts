@@ -162,6 +162,21 @@ describe('usage from the real apps, through the bridge', () => {
     const task = (await api(board, 'lead', 'get_task', { task_id: taskId })).body;
     expect(task['task'].status).toBe('submitted');
     expect(task['usage']).toEqual({ reports: 1, ...expected, cost_usd: 0, models: ['claude-opus-5-5'] });
+    // The work record the bridge added: on main, so it starts at the HEAD of the claim, and holds the commit the
+    // scripted model made, as git tells it.
+    const git = (...args: string[]) => execFileSync('git', args, { cwd: project, encoding: 'utf8' }).trim();
+    const withPatch = (await api(board, 'lead', 'get_task', { task_id: taskId, include_patch: true })).body['work'];
+    expect(withPatch).toMatchObject({
+      branch: 'main',
+      base: git('rev-parse', 'HEAD~1'),
+      head: git('rev-parse', 'HEAD'),
+      dirty: false,
+      commits: [{ id: git('rev-parse', 'HEAD'), subject: 'a change' }],
+      files: [{ path: 'README.md', added: 1, removed: 0 }],
+      submitted_by: 'claude',
+      patch_kept: true,
+    });
+    expect(withPatch.patch).toBe(execFileSync('git', ['diff', '-M', '--no-color', '--no-ext-diff', '--no-textconv', 'HEAD~1', 'HEAD'], { cwd: project, encoding: 'utf8' }));
   });
 
   it('Codex claims and submits; the board holds the usage of its answers from the claim to the one before the submission', async () => {
