@@ -32,6 +32,10 @@ export interface UsageSummary {
 
 export const USAGE_SUMMARY_TASKS = 200;
 
+/** The sums both stores read per group of usage rows, in SQL both dialects take. */
+export const USAGE_SUMS = `COUNT(*) AS reports, SUM(input_tokens) AS input_tokens, SUM(output_tokens) AS output_tokens,
+  SUM(cached_tokens) AS cached_tokens, SUM(cost_usd) AS cost_usd`;
+
 export const NO_USAGE: UsageTotals = Object.freeze({ reports: 0, input_tokens: 0, output_tokens: 0, cached_tokens: 0, cost_usd: 0, models: [] }) as UsageTotals;
 
 /** A work record split for storage: the summary as JSON text, the patch and its size apart. */

@@ -7,6 +7,7 @@ import {
   NO_USAGE,
   sumOf,
   USAGE_SUMMARY_TASKS,
+  USAGE_SUMS,
   usageRow,
   workParts,
   workRecordOf,
@@ -18,8 +19,7 @@ import {
 } from '../work-rows.js';
 import type { Db, Tx } from './connection.js';
 
-const SUMS = `COUNT(*) AS reports, SUM(input_tokens) AS input_tokens, SUM(output_tokens) AS output_tokens,
-  SUM(cached_tokens) AS cached_tokens, SUM(cost_usd) AS cost_usd`;
+const SUMS = USAGE_SUMS;
 
 /** Inside the caller's transaction: the work record (making room under the project's patch total) and the usage row. */
 export async function attachWork(tx: Tx, taskId: number, claimId: number | null, agent: string, tool: string, attached: Attached, at: string): Promise<void> {

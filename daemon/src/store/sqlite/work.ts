@@ -8,6 +8,7 @@ import {
   NO_USAGE,
   sumOf,
   USAGE_SUMMARY_TASKS,
+  USAGE_SUMS,
   usageRow,
   workParts,
   workRecordOf,
@@ -18,8 +19,7 @@ import {
   type UsageSummary,
 } from '../work-rows.js';
 
-const SUMS = `COUNT(*) AS reports, SUM(input_tokens) AS input_tokens, SUM(output_tokens) AS output_tokens,
-  SUM(cached_tokens) AS cached_tokens, SUM(cost_usd) AS cost_usd`;
+const SUMS = USAGE_SUMS;
 
 interface WorkRow {
   summary: string;
