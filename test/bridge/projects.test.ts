@@ -135,7 +135,10 @@ describe('--project: every request goes to /p/SLUG/...', () => {
     const commit = await git('commit', '-q', '-m', 'a');
     outputs.push(commit.stdout, commit.stderr);
     expect(commit.stderr).not.toContain('warning');
-    expect(apiRequests()).toEqual(['POST /p/web/api/v1/tools/check_paths']);
+    // The pre-commit check asks check_paths; the prepare-commit-msg hook (the Roundtable-Task trailer, issue 35) asks
+    // whoami and list_tasks: every one of them at the project's URL.
+    expect(apiRequests()).toEqual(['POST /p/web/api/v1/tools/check_paths', 'POST /p/web/api/v1/tools/whoami', 'POST /p/web/api/v1/tools/list_tasks']);
+    expect(readFileSync(join(repo, '.git/hooks/prepare-commit-msg'), 'utf8')).toContain(`'--url' '${board.url}' '--project' 'web'`);
   });
 
   it('refuses a project name that breaks the rule, naming --project and the rule', async () => {
