@@ -10,6 +10,10 @@ import { byId, hueOf, initials, startClocks } from './dom.js';
 import { currentFilter, updateFilterChoices, watchFilter } from './filter.js';
 import { connect, disconnect, reconnectNow, resetReconnects, setConnection, useStateLoader } from './live.js';
 import { renderMembers } from './members-view.js';
+import { clearNeeds, refreshNeeds, titleWithCount } from './needs-view.js';
+import { watchNotifyButton } from './notify.js';
+import { updatePhoneControls, watchPhoneControls } from './phone.js';
+import { watchProgress } from './progress-view.js';
 import { request, setCsrfToken } from './net.js';
 import { hideOverview, readOverview, renderSwitcher, showOverview, watchSwitcher } from './projects-view.js';
 import { renderRoom, updateRoomForm, watchRoomForm } from './room-view.js';
@@ -47,6 +51,7 @@ function signedOut(message: string): void {
   clearApps();
   byId('board-name').textContent = '';
   byId('me-name').textContent = '';
+  clearNeeds();
   view.firstRender = true;
   overviewShown = false;
   hideOverview();
@@ -122,6 +127,7 @@ async function loadState(options: { initial?: boolean; boot?: boolean } = {}): P
     byId('app').hidden = false;
     render(answer.body);
     void refreshApps(answer.body.me);
+    void refreshNeeds();
     if (first || options.initial) {
       connect();
       void loadSwitcher();
@@ -155,7 +161,7 @@ function scheduleDetail(): void {
 }
 
 function render(data: BoardState): void {
-  document.title = `${data.board} · Roundtable`;
+  document.title = titleWithCount(data.board);
   byId('board-name').textContent = data.board;
   byId('board-mode').textContent = data.mode === 'peer' ? 'peer mode' : 'role mode';
   const avatarEl = byId('me-avatar');
@@ -173,6 +179,7 @@ function render(data: BoardState): void {
   note.title = data.untrusted_content_warning;
   updateFilterChoices(data);
   renderColumns(data, currentFilter());
+  updatePhoneControls(currentFilter());
   renderMembers(data.members);
   // The form first: it takes room from the messages, which then scroll to the newest.
   updateRoomForm(data);
@@ -208,7 +215,11 @@ watchSignIn(() => enter({}), () => signedOut(''));
 watchSwitcher();
 watchFilter(() => {
   if (view.data) renderColumns(view.data, currentFilter());
+  updatePhoneControls(currentFilter());
 });
+watchPhoneControls();
+watchNotifyButton();
+watchProgress();
 watchRoomForm();
 setUpTaskForm();
 watchCost();
