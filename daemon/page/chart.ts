@@ -64,7 +64,7 @@ export function barChart(label: string, labels: readonly string[], values: reado
 
 /** Horizontal bars, one group per row (an agent), one bar per value with its class. Names are text nodes. */
 export function rowChart(label: string, rows: ReadonlyArray<{ name: string; values: ReadonlyArray<{ cls: string; value: number }> }>): SVGSVGElement {
-  const rowH = 22;
+  const rowH = 30;
   const height = Math.max(1, rows.length) * rowH + 8;
   const left = 120;
   const max = niceMax(Math.max(0, ...rows.flatMap((r) => r.values.map((v) => v.value))));

@@ -19,6 +19,8 @@ const KIND_WORDS: Record<NeedItem['kind'], string> = {
 
 let known: Set<string> | null = null;
 let count = 0;
+/** The list as last drawn: redrawn only when it changes, so a control is not replaced under a click. */
+let drawn = '';
 
 const keyOf = (item: NeedItem): string => `${item.kind}:${item.task_id ?? item.message_id ?? ''}`;
 const refOf = (item: NeedItem): string => (item.message_id !== undefined ? `message #${item.message_id}` : `#${item.task_id ?? ''}`);
@@ -31,6 +33,7 @@ export function titleWithCount(board: string): string {
 export function clearNeeds(): void {
   known = null;
   count = 0;
+  drawn = '';
   byId('needs-list').replaceChildren();
 }
 
@@ -54,6 +57,9 @@ function renderNeeds(needs: Needs): void {
   const keys = new Set(needs.items.map(keyOf));
   if (known !== null) notifyNew(needs.items.filter((item) => !known!.has(keyOf(item))).map((item) => `${KIND_WORDS[item.kind].toLowerCase()} ${refOf(item)}`));
   known = keys;
+  const signature = JSON.stringify([needs.items, data.me.acts]);
+  if (signature === drawn) return;
+  drawn = signature;
   byId('needs-list').replaceChildren(...needs.items.map((item) => needRow(item, data.me.acts)));
 }
 
@@ -65,7 +71,7 @@ function needRow(item: NeedItem, acts: boolean): HTMLLIElement {
     open.addEventListener('click', () => hooks.openDetail(item.task_id!, open));
     row.append(open);
   } else if (item.message_id !== undefined) {
-    const text = view.data?.room.find((m) => m.id === item.message_id)?.text ?? `message #${item.message_id}`;
+    const text = item.text ?? `message #${item.message_id}`;
     const show = h('button', { class: 'need-link', type: 'button' }, text);
     show.addEventListener('click', () => showMessage(item.message_id!));
     row.append(show);

@@ -12,7 +12,7 @@ const hours = (v: number | null): string => (v === null ? '–' : String(v));
 function table(caption: string, head: readonly string[], rows: ReadonlyArray<ReadonlyArray<string | number>>): HTMLTableElement {
   return h(
     'table',
-    { class: 'numbers' },
+    null,
     h('caption', null, caption),
     h('thead', null, h('tr', null, head.map((c) => h('th', { scope: 'col' }, c)))),
     h('tbody', null, rows.map((r) => h('tr', null, r.map((c, i) => (i === 0 ? h('th', { scope: 'row' }, c) : h('td', null, c)))))),
@@ -20,7 +20,7 @@ function table(caption: string, head: readonly string[], rows: ReadonlyArray<Rea
 }
 
 function figure(id: string, title: string, chart: SVGSVGElement, legend: HTMLElement | null, numbers: HTMLTableElement): HTMLElement {
-  return h('figure', { class: 'progress-figure', id }, h('figcaption', null, title), legend, chart, numbers);
+  return h('figure', { class: 'progress-figure', id }, h('figcaption', null, title), legend, chart, h('div', { class: 'numbers' }, numbers));
 }
 
 function legend(items: ReadonlyArray<[string, string]>): HTMLElement {

@@ -87,6 +87,7 @@ export interface NeedItem {
   readonly task_id?: number;
   readonly message_id?: number;
   readonly title?: string;
+  readonly text?: string;
   readonly who?: string;
   readonly at?: string;
 }

@@ -11,12 +11,13 @@ export const LAPSED_SHOWN_MS = 24 * 3600_000;
 
 export type NeedKind = 'review' | 'help' | 'message' | 'blocked' | 'lapsed';
 
-/** One item: ids, names and times only; `title` is the task's (board text, shown as text). */
+/** One item: ids, names and times; `title` (the task's) and `text` (a message's first 200 characters) are board text. */
 export interface NeedItem {
   readonly kind: NeedKind;
   readonly task_id?: number;
   readonly message_id?: number;
   readonly title?: string;
+  readonly text?: string;
   /** Who submitted, asked, wrote or held the lapsed claim. */
   readonly who?: string;
   readonly at?: string;
@@ -41,7 +42,7 @@ export async function needsOf(store: BoardStore, caller: Caller, now = Date.now(
   const items: NeedItem[] = [
     ...toReview.map((t) => ({ kind: 'review' as const, task_id: t.id, title: t.title, ...(t.assignee !== null && { who: t.assignee }), at: t.updated_at })),
     ...rows.helpRequests.map((r) => ({ kind: 'help' as const, task_id: r.task_id, title: r.title, who: r.author, at: r.at })),
-    ...rows.messagesTo.map((m) => ({ kind: 'message' as const, message_id: m.id, who: m.author, at: m.at })),
+    ...rows.messagesTo.map((m) => ({ kind: 'message' as const, message_id: m.id, text: m.text, who: m.author, at: m.at })),
     ...(pending.strandedTasks ?? []).slice(0, NEEDS_PER_KIND).map((id) => ({ kind: 'blocked' as const, task_id: id })),
     ...rows.lapsed.map((r) => ({ kind: 'lapsed' as const, task_id: r.task_id, title: r.title, who: r.agent, at: r.at })),
   ];

@@ -11,7 +11,7 @@ export const HELP_REQUESTS = `SELECT t.id AS task_id, t.title, m.author, m.creat
  * Room messages to the agent by name, unread, with no later message of the agent's own that reached their author (to
  * them or to all: a message to all gives every member a receipt).
  */
-export const MESSAGES_TO = `SELECT m.id, m.author, m.created_at AS at FROM room_receipts r JOIN room_messages m ON m.id = r.message_id
+export const MESSAGES_TO = `SELECT m.id, m.author, substr(m.text, 1, 200) AS text, m.created_at AS at FROM room_receipts r JOIN room_messages m ON m.id = r.message_id
   WHERE r.agent = :agent AND r.read_at IS NULL AND m.recipients != 'all'
     AND NOT EXISTS (SELECT 1 FROM room_messages x JOIN room_receipts xr ON xr.message_id = x.id
       WHERE x.author = :agent AND x.id > m.id AND xr.agent = m.author)

@@ -243,8 +243,8 @@ export interface NeedsQuery {
 export interface NeedsRows {
   /** Unfinished tasks whose newest message is a help request: the task, who asked and when. */
   readonly helpRequests: ReadonlyArray<{ readonly task_id: number; readonly title: string; readonly author: string; readonly at: string }>;
-  /** Room messages to the agent by name, unread, that it has not answered since (a message of its own to their author or to all). */
-  readonly messagesTo: ReadonlyArray<{ readonly id: number; readonly author: string; readonly at: string }>;
+  /** Room messages to the agent by name, unread, that it has not answered since (a message of its own to their author or to all); their first 200 characters. */
+  readonly messagesTo: ReadonlyArray<{ readonly id: number; readonly author: string; readonly text: string; readonly at: string }>;
   /** Claims that lapsed since `lapsedSince` on tasks still open and not claimed since, the newest lapse per task. */
   readonly lapsed: ReadonlyArray<{ readonly task_id: number; readonly title: string; readonly agent: string; readonly at: string }>;
 }

@@ -24,7 +24,7 @@ export async function needsOf(tx: Tx, query: NeedsQuery): Promise<NeedsRows> {
   const { agent, limit } = query;
   const [helpRequests, messagesTo, lapsed] = [
     query.helpRequests ? await rows<NeedsRows['helpRequests'][number]>(tx, HELP_REQUESTS, { limit }) : [],
-    await rows<{ id: number; author: string; at: string }>(tx, MESSAGES_TO, { agent, limit }),
+    await rows<NeedsRows['messagesTo'][number]>(tx, MESSAGES_TO, { agent, limit }),
     query.lapsedSince === null ? [] : await rows<NeedsRows['lapsed'][number]>(tx, LAPSED, { since: query.lapsedSince, limit }),
   ];
   return { helpRequests, messagesTo: messagesTo.map((m) => ({ ...m, id: Number(m.id) })), lapsed: newestPerTask(lapsed) };
