@@ -45,6 +45,8 @@ function signedOut(message: string): void {
   if (dialog.open) dialog.close();
   const cost = byId<HTMLDialogElement>('cost-dialog');
   if (cost.open) cost.close();
+  const progress = byId<HTMLDialogElement>('progress-dialog');
+  if (progress.open) progress.close();
   clearCards();
   byId('room').replaceChildren();
   byId('members').replaceChildren();
@@ -234,7 +236,7 @@ byId('scrim').addEventListener('click', () => {
 });
 document.addEventListener('keydown', (event) => {
   // A dialog handles its own Escape; otherwise Escape closes the task panel.
-  if (event.key === 'Escape' && !byId<HTMLDialogElement>('task-dialog').open && !byId<HTMLDialogElement>('cost-dialog').open) {
+  if (event.key === 'Escape' && !byId<HTMLDialogElement>('task-dialog').open && !byId<HTMLDialogElement>('cost-dialog').open && !byId<HTMLDialogElement>('progress-dialog').open) {
     closeDetail();
     markSelected(null);
   }

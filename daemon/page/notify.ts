@@ -1,8 +1,9 @@
 // Opt-in browser notifications for new "Needs me" items while the page is open (issue 36). Permission is asked only
 // from a click; the text is fixed words with kinds, ids and counts, never board text (a title could say anything).
+// The choice lives in this page only (the page keeps nothing in storage): a reload starts with them off.
 import { byId } from './dom.js';
 
-const KEY = 'rt-notify';
+let chosen = false;
 
 function supported(): boolean {
   return typeof Notification !== 'undefined';
@@ -10,7 +11,7 @@ function supported(): boolean {
 
 /** On: the person asked for them here, and the browser grants them. */
 export function notificationsOn(): boolean {
-  return supported() && Notification.permission === 'granted' && localStorage.getItem(KEY) === '1';
+  return chosen && supported() && Notification.permission === 'granted';
 }
 
 export function updateNotifyButton(): void {
@@ -24,12 +25,8 @@ export function updateNotifyButton(): void {
 export function watchNotifyButton(): void {
   const button = byId<HTMLButtonElement>('needs-notify');
   button.addEventListener('click', async () => {
-    if (notificationsOn()) {
-      localStorage.removeItem(KEY);
-    } else {
-      const permission = Notification.permission === 'granted' ? 'granted' : await Notification.requestPermission();
-      if (permission === 'granted') localStorage.setItem(KEY, '1');
-    }
+    if (notificationsOn()) chosen = false;
+    else chosen = (Notification.permission === 'granted' ? 'granted' : await Notification.requestPermission()) === 'granted';
     updateNotifyButton();
   });
   updateNotifyButton();
