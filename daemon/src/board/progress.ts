@@ -59,7 +59,9 @@ export function progressFrom(rows: ProgressRows, now: number, days: number): Pro
     if (c.claimed_at === null) continue;
     const hours = (Date.parse(c.done_at) - Date.parse(c.claimed_at)) / 3_600_000;
     all.push(hours);
-    byAgent.set(c.agent, [...(byAgent.get(c.agent) ?? []), hours]);
+    const list = byAgent.get(c.agent);
+    if (list) list.push(hours);
+    else byAgent.set(c.agent, [hours]);
   }
   const perAgent = [...byAgent.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([agent, hours]) => ({ agent, ...figures(hours) }));
   return { from: out[0]!.day, to: out.at(-1)!.day, days: out, cycle_time: { overall: figures(all), per_agent: perAgent }, wip: rows.wip };

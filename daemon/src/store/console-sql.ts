@@ -38,7 +38,7 @@ export const COUNTS_PER_DAY = `SELECT substr(created_at, 1, 10) AS day,
 /** Each approval with the start of the task's last claim before it (by the task's history index). */
 export const CYCLES = `SELECT a.task_id, COALESCE(a.assignee, '') AS agent, a.created_at AS done_at,
     (SELECT MAX(c.created_at) FROM activity c WHERE c.task_id = a.task_id AND c.action = 'claimed' AND c.id < a.id) AS claimed_at
-  FROM activity a WHERE a.action = 'approved' AND a.created_at >= :from ORDER BY a.id`;
+  FROM activity a WHERE a.action = 'approved' AND a.created_at >= :from`;
 
 export const WIP = `SELECT assignee AS agent, COUNT(*) AS claimed FROM tasks WHERE status = 'claimed' AND assignee IS NOT NULL
   GROUP BY assignee ORDER BY assignee`;
