@@ -3,6 +3,8 @@
 // Run by hand after changing the page (npm run build first); CI does not rewrite the picture.
 //   node scripts/screenshot.mjs                       -> docs/screenshot.png at 1280x800, light
 //   SCREENSHOT_OUT=/tmp/p.png SCREENSHOT_WIDTH=390 SCREENSHOT_HEIGHT=844 SCREENSHOT_SCHEME=dark node scripts/screenshot.mjs
+//   node scripts/screenshot.mjs --phone               -> docs/screenshot-phone.png at 390x844, light
+//   SCREENSHOT_PROGRESS=1 SCREENSHOT_OUT=/tmp/p.png node scripts/screenshot.mjs   (the Progress dialog open)
 import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -11,9 +13,10 @@ import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 
 const ROOT = new URL('../', import.meta.url).pathname;
-const OUT = process.env.SCREENSHOT_OUT ?? join(ROOT, 'docs/screenshot.png');
-const WIDTH = Number(process.env.SCREENSHOT_WIDTH ?? 1280);
-const HEIGHT = Number(process.env.SCREENSHOT_HEIGHT ?? 800);
+const PHONE = process.argv.includes('--phone');
+const OUT = process.env.SCREENSHOT_OUT ?? join(ROOT, PHONE ? 'docs/screenshot-phone.png' : 'docs/screenshot.png');
+const WIDTH = Number(process.env.SCREENSHOT_WIDTH ?? (PHONE ? 390 : 1280));
+const HEIGHT = Number(process.env.SCREENSHOT_HEIGHT ?? (PHONE ? 844 : 800));
 const SCHEME = process.env.SCREENSHOT_SCHEME === 'dark' ? 'dark' : 'light';
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
@@ -101,6 +104,7 @@ try {
 
   const cert = await create('Rotate the staging TLS certificate', { required_skills: ['ops'] });
   await call('linus', 'claim_task', { task_id: cert });
+  await call('linus', 'post_message', { task_id: cert, kind: 'help_request', text: 'Which CA do we use for staging now?' });
 
   await create('Profile the nightly export job', { required_skills: ['python'], description: 'It went from 4 to 11 minutes last week.' });
   await create('Draft the release notes for 0.4', { assignee: 'ada' });
@@ -135,12 +139,19 @@ try {
   await page.locator('#app').waitFor({ state: 'visible' });
   await page.locator('#conn[data-state="live"]').waitFor();
   await page.locator('.member .chip.waiting').waitFor();
-  await page.locator('#room-to').selectOption('ada');
-  await page.locator('#room-text').fill('Yes, after 22:00 please.');
+  if (!PHONE) {
+    await page.locator('#room-to').selectOption('ada');
+    await page.locator('#room-text').fill('Yes, after 22:00 please.');
+  }
   if (process.env.SCREENSHOT_DETAIL) {
     // The submitted flake fix, with the owner's review form beside its result.
     await page.locator('.card', { hasText: 'Fix the flaky login test' }).click();
     await page.locator('#detail-body .review-form').waitFor();
+  }
+  await page.locator('#needs-list .need').first().waitFor();
+  if (process.env.SCREENSHOT_PROGRESS) {
+    await page.locator('#progress-open').click();
+    await page.locator('#progress-wip').waitFor();
   }
   // Let the arrival highlight fade.
   await page.waitForTimeout(1800);

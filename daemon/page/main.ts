@@ -10,6 +10,10 @@ import { byId, hueOf, initials, startClocks } from './dom.js';
 import { currentFilter, updateFilterChoices, watchFilter } from './filter.js';
 import { connect, disconnect, reconnectNow, resetReconnects, setConnection, useStateLoader } from './live.js';
 import { renderMembers } from './members-view.js';
+import { clearNeeds, refreshNeeds, titleWithCount } from './needs-view.js';
+import { watchNotifyButton } from './notify.js';
+import { updatePhoneControls, watchPhoneControls } from './phone.js';
+import { watchProgress } from './progress-view.js';
 import { request, setCsrfToken } from './net.js';
 import { hideOverview, readOverview, renderSwitcher, showOverview, watchSwitcher } from './projects-view.js';
 import { renderRoom, updateRoomForm, watchRoomForm } from './room-view.js';
@@ -41,12 +45,15 @@ function signedOut(message: string): void {
   if (dialog.open) dialog.close();
   const cost = byId<HTMLDialogElement>('cost-dialog');
   if (cost.open) cost.close();
+  const progress = byId<HTMLDialogElement>('progress-dialog');
+  if (progress.open) progress.close();
   clearCards();
   byId('room').replaceChildren();
   byId('members').replaceChildren();
   clearApps();
   byId('board-name').textContent = '';
   byId('me-name').textContent = '';
+  clearNeeds();
   view.firstRender = true;
   overviewShown = false;
   hideOverview();
@@ -122,6 +129,7 @@ async function loadState(options: { initial?: boolean; boot?: boolean } = {}): P
     byId('app').hidden = false;
     render(answer.body);
     void refreshApps(answer.body.me);
+    void refreshNeeds();
     if (first || options.initial) {
       connect();
       void loadSwitcher();
@@ -155,7 +163,7 @@ function scheduleDetail(): void {
 }
 
 function render(data: BoardState): void {
-  document.title = `${data.board} · Roundtable`;
+  document.title = titleWithCount(data.board);
   byId('board-name').textContent = data.board;
   byId('board-mode').textContent = data.mode === 'peer' ? 'peer mode' : 'role mode';
   const avatarEl = byId('me-avatar');
@@ -173,6 +181,7 @@ function render(data: BoardState): void {
   note.title = data.untrusted_content_warning;
   updateFilterChoices(data);
   renderColumns(data, currentFilter());
+  updatePhoneControls(currentFilter());
   renderMembers(data.members);
   // The form first: it takes room from the messages, which then scroll to the newest.
   updateRoomForm(data);
@@ -208,7 +217,11 @@ watchSignIn(() => enter({}), () => signedOut(''));
 watchSwitcher();
 watchFilter(() => {
   if (view.data) renderColumns(view.data, currentFilter());
+  updatePhoneControls(currentFilter());
 });
+watchPhoneControls();
+watchNotifyButton();
+watchProgress();
 watchRoomForm();
 setUpTaskForm();
 watchCost();
@@ -223,7 +236,7 @@ byId('scrim').addEventListener('click', () => {
 });
 document.addEventListener('keydown', (event) => {
   // A dialog handles its own Escape; otherwise Escape closes the task panel.
-  if (event.key === 'Escape' && !byId<HTMLDialogElement>('task-dialog').open && !byId<HTMLDialogElement>('cost-dialog').open) {
+  if (event.key === 'Escape' && !byId<HTMLDialogElement>('task-dialog').open && !byId<HTMLDialogElement>('cost-dialog').open && !byId<HTMLDialogElement>('progress-dialog').open) {
     closeDetail();
     markSelected(null);
   }

@@ -80,3 +80,34 @@ export interface Overview {
   readonly me: { readonly name: string; readonly kind: 'agent' | 'person' };
   readonly projects: readonly ProjectSummary[];
 }
+
+/** One item of GET /view/needs (daemon/src/board/needs.ts): ids, names and times; `title` is board text. */
+export interface NeedItem {
+  readonly kind: 'review' | 'help' | 'message' | 'blocked' | 'lapsed';
+  readonly task_id?: number;
+  readonly message_id?: number;
+  readonly title?: string;
+  readonly text?: string;
+  readonly who?: string;
+  readonly at?: string;
+}
+
+export interface Needs {
+  readonly items: readonly NeedItem[];
+  readonly count: number;
+}
+
+/** GET /view/progress (daemon/src/board/progress.ts): figures only, agent names the board's. */
+export interface CycleFigures {
+  readonly tasks: number;
+  readonly median_hours: number | null;
+  readonly p90_hours: number | null;
+}
+
+export interface Progress {
+  readonly from: string;
+  readonly to: string;
+  readonly days: ReadonlyArray<{ readonly day: string; readonly total: number; readonly done_total: number; readonly done: number }>;
+  readonly cycle_time: { readonly overall: CycleFigures; readonly per_agent: ReadonlyArray<CycleFigures & { readonly agent: string }> };
+  readonly wip: ReadonlyArray<{ readonly agent: string; readonly claimed: number }>;
+}

@@ -477,7 +477,12 @@ describe.skipIf(!HAVE_BROWSER)(`the owner at the live page in headless Chromium$
 
     await api(board, 'w1', 'claim_task', { task_id: id });
     await api(board, 'w1', 'submit_result', { task_id: id, result: 'done on a phone' });
+    // At phone width the filters fold behind one button and the columns are tabs (issue 36): open both by keyboard.
+    await page.locator('#filter-toggle').focus();
+    await page.keyboard.press('Enter');
     await page.locator('#filter-text').fill(`#${id}`);
+    await page.getByRole('tab', { name: /Submitted/ }).focus();
+    await page.keyboard.press('Enter');
     await page.locator('#filter-text').focus();
     await tabTo(`the card of task ${id}`, focusedIs(`.card[data-task-id="${id}"]`));
     await page.keyboard.press('Enter');

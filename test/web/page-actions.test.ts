@@ -147,7 +147,7 @@ describeEachStore((store) => {
   it('without a session: 401; an action the page does not offer: 404', async () => {
     const noSession = await pageAction(board, { cookie: 'B'.repeat(43), csrf: owner.csrf }, 'create_task', { title: 'x' });
     expect(noSession.status).toBe(401);
-    for (const tool of ['claim_task', 'submit_result', 'reserve_paths', 'read_unread', 'nonsense']) {
+    for (const tool of ['claim_task', 'submit_result', 'reserve_paths', 'read_log', 'nonsense']) {
       const answer = await pageAction(board, owner, tool, { task_id: 1 });
       expect(answer.status, tool).toBe(404);
     }

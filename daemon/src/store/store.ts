@@ -229,6 +229,38 @@ export interface WaitingCounts {
   readonly messagesTo: number;
 }
 
+/** What the page's "Needs me" list reads beside the submitted tasks and pendingFor's stranded ones (issue 36). */
+export interface NeedsQuery {
+  readonly agent: string;
+  /** Whether help requests are the agent's to answer (it steers the board). */
+  readonly helpRequests: boolean;
+  /** Lapsed claims since this time (ISO), or null when they are not the agent's to handle. */
+  readonly lapsedSince: string | null;
+  /** At most this many rows of each kind, newest first. */
+  readonly limit: number;
+}
+
+export interface NeedsRows {
+  /** Unfinished tasks whose newest message is a help request: the task, who asked and when. */
+  readonly helpRequests: ReadonlyArray<{ readonly task_id: number; readonly title: string; readonly author: string; readonly at: string }>;
+  /** Room messages to the agent by name, unread, that it has not answered since (a message of its own to their author or to all); their first 200 characters. */
+  readonly messagesTo: ReadonlyArray<{ readonly id: number; readonly author: string; readonly text: string; readonly at: string }>;
+  /** Claims that lapsed since `lapsedSince` on tasks still open and not claimed since, the newest lapse per task. */
+  readonly lapsed: ReadonlyArray<{ readonly task_id: number; readonly title: string; readonly agent: string; readonly at: string }>;
+}
+
+/** The history a project's progress is computed from (issue 36): counts per day and one row per finished claim. */
+export interface ProgressRows {
+  /** Tasks created, cancelled and done (approved) before the first day. */
+  readonly before: { readonly created: number; readonly cancelled: number; readonly done: number };
+  /** Per UTC day (YYYY-MM-DD) from the first day on, only days with any. */
+  readonly days: ReadonlyArray<{ readonly day: string; readonly created: number; readonly cancelled: number; readonly done: number }>;
+  /** Each approval since the first day: who did the work, when its last claim before the approval began, and the approval. */
+  readonly cycles: ReadonlyArray<{ readonly task_id: number; readonly agent: string; readonly claimed_at: string | null; readonly done_at: string }>;
+  /** Tasks claimed now, per assignee. */
+  readonly wip: ReadonlyArray<{ readonly agent: string; readonly claimed: number }>;
+}
+
 export interface PendingQuery {
   readonly agent: string;
   readonly skills: readonly string[];
@@ -369,6 +401,10 @@ export interface BoardStore {
   pendingFor(query: PendingQuery): Promise<PendingCounts>;
   /** Help requests unanswered on unfinished tasks, and room messages to the agent by name still unread. */
   waitingOn(agent: string): Promise<WaitingCounts>;
+  /** The items of the page's "Needs me" list that pendingFor does not give (issue 36). */
+  needsOf(query: NeedsQuery): Promise<NeedsRows>;
+  /** The history behind a project's progress charts, from the UTC day `fromDay` (YYYY-MM-DD) on. */
+  progressRows(fromDay: string): Promise<ProgressRows>;
   /** Marks the reviews up to this id as told to the agent. */
   markReviewsSeen(agent: string, upToId: number): Promise<void>;
   /** Tasks each of these agents holds (claimed) now, read per agent; agents holding nothing are absent. */

@@ -9,8 +9,8 @@ import { JSON_TOO_DEEP, nestedDeeperThan } from '../http/json-depth.js';
 import type { ConnectedApps } from './connected-apps.js';
 import type { SessionVariables } from './session-auth.js';
 
-/** The tools the page offers an owner: planning, reviewing, recovering claims and talking. Nothing else is routed. */
-export const PAGE_ACTIONS: readonly string[] = ['create_task', 'update_task', 'cancel_task', 'review_task', 'release_task', 'post_message', 'post'];
+/** The tools the page offers an owner: planning, reviewing, recovering claims, talking and marking the room read (Needs me). Nothing else is routed. */
+export const PAGE_ACTIONS: readonly string[] = ['create_task', 'update_task', 'cancel_task', 'review_task', 'release_task', 'post_message', 'post', 'read_unread'];
 
 /** The page's actions that are not tools: they act on the project's sign-in grants, not on the board. */
 const GRANT_ACTIONS: readonly string[] = ['revoke_app'];

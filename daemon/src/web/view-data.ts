@@ -4,6 +4,8 @@ import type { Agent, AgentDirectory } from '../agents/directory.js';
 import type { Board } from '../board/board.js';
 import type { Presence } from '../board/presence.js';
 import { skillsNoClaimerHas } from '../board/claimability.js';
+import { needsOf, type Needs } from '../board/needs.js';
+import { progressOf, type Progress } from '../board/progress.js';
 import { mayActOnPage } from '../board/rules.js';
 import type { Room } from '../board/room.js';
 import type { BoardStore } from '../store/store.js';
@@ -75,6 +77,16 @@ export class BoardView {
       ...(older.messagesCursor !== undefined && { messages_cursor: older.messagesCursor }),
       ...(older.historyCursor !== undefined && { history_cursor: older.historyCursor }),
     });
+  }
+
+  /** What needs this person now (board/needs.ts), for the page's list at the top and its title's count. */
+  async needs(agent: Agent): Promise<Needs> {
+    return needsOf(this.options.store, { agent, mode: this.options.agents().mode });
+  }
+
+  /** The project's progress over the last `days` UTC days (board/progress.ts). */
+  async progress(days: number): Promise<Progress> {
+    return progressOf(this.options.store, days);
   }
 
   private async tasks(): Promise<TaskSummary[]> {

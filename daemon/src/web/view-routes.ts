@@ -1,7 +1,9 @@
 // The page's data: GET /view/state (the board at a glance), GET /view/tasks/:id (one task, its messages and history
-// paged), GET /view/apps (the apps connected by OAuth sign-in) and GET /view/usage (what the work cost), for a
+// paged), GET /view/apps (the apps connected by OAuth sign-in), GET /view/usage (what the work cost), and GET /view/needs
+// and GET /view/progress (issue 36), for a
 // signed-in session.
 import { Hono } from 'hono';
+import { PROGRESS_DAYS_DEFAULT, PROGRESS_DAYS_MAX } from '../board/progress.js';
 import { InvalidInput } from '../errors.js';
 import type { ConnectedApps } from './connected-apps.js';
 import { csrfTokenFor } from './csrf.js';
@@ -43,6 +45,16 @@ export function viewRoutes(view: BoardView, options: ViewRoutesOptions): Hono<{ 
     // ?without_patch=1: the page has this submission's patch already (a re-read on an event) and takes the summary.
     const withoutPatch = c.req.query('without_patch') === '1';
     return c.json(await view.task(c.get('agent'), id, { ...(messagesCursor && { messagesCursor }), ...(historyCursor && { historyCursor }), withoutPatch }));
+  });
+
+  // Issue 36: the person's "Needs me" list, and the project's progress over ?days= UTC days (1-365, default 30).
+  routes.get('/needs', async (c) => c.json(await view.needs(c.get('agent'))));
+
+  routes.get('/progress', async (c) => {
+    const raw = c.req.query('days');
+    const days = raw === undefined ? PROGRESS_DAYS_DEFAULT : /^[1-9][0-9]{0,2}$/.test(raw) ? Number(raw) : NaN;
+    if (!(days >= 1 && days <= PROGRESS_DAYS_MAX)) throw new InvalidInput(`days: a whole number from 1 to ${PROGRESS_DAYS_MAX}`);
+    return c.json(await view.progress(days));
   });
 
   // Owners and observers (connected-apps.ts): the rest get 403, and the page does not ask.

@@ -21,6 +21,9 @@ import type {
   PendingCounts,
   PendingQuery,
   WaitingCounts,
+  NeedsQuery,
+  NeedsRows,
+  ProgressRows,
   ReservationChange,
   TaskChange,
   TaskEdit,
@@ -46,6 +49,7 @@ import * as leaseRenewal from './lease-renewal.js';
 import { migratePostgres } from './migrate.js';
 import * as reservations from './reservations.js';
 import * as room from './room.js';
+import * as consoleReads from './console.js';
 import * as tasks from './tasks.js';
 import * as work from './work.js';
 import type { Attached, TaskWork, UsageSummary } from '../work-rows.js';
@@ -253,6 +257,12 @@ export class PostgresStore implements BoardStore {
   }
   waitingOn(agent: string): Promise<WaitingCounts> {
     return room.waitingOn(this.sql, agent);
+  }
+  needsOf(query: NeedsQuery): Promise<NeedsRows> {
+    return this.read((tx) => consoleReads.needsOf(tx, query));
+  }
+  progressRows(fromDay: string): Promise<ProgressRows> {
+    return this.read((tx) => consoleReads.progressRows(tx, fromDay));
   }
   markReviewsSeen(agent: string, upToId: number): Promise<void> {
     return this.write((tx) => room.markReviewsSeen(tx, agent, upToId));

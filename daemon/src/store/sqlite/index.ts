@@ -22,6 +22,9 @@ import type {
   PendingCounts,
   PendingQuery,
   WaitingCounts,
+  NeedsQuery,
+  NeedsRows,
+  ProgressRows,
   ReservationChange,
   TaskChange,
   TaskEdit,
@@ -46,6 +49,7 @@ import { SqliteIdempotency } from './idempotency.js';
 import { SqliteLeases } from './leases.js';
 import { migrate } from './migrate.js';
 import { SqliteReservations } from './reservations.js';
+import { SqliteConsole } from './console.js';
 import { SqliteRoom } from './room.js';
 import { SqliteTasks } from './tasks.js';
 import { SqliteWebhooks } from './webhooks.js';
@@ -80,6 +84,7 @@ export class SqliteStore implements BoardStore {
   private readonly leases: SqliteLeases;
   private readonly reservations: SqliteReservations;
   private readonly room: SqliteRoom;
+  private readonly console: SqliteConsole;
   private readonly tasks: SqliteTasks;
   private readonly webhooks: SqliteWebhooks;
   private readonly work: SqliteWork;
@@ -103,6 +108,7 @@ export class SqliteStore implements BoardStore {
     this.tasks = new SqliteTasks(db, { activity, audit: this.audit, graph: this.graph, reservations: this.reservations });
     this.leases = new SqliteLeases(db, { activity, reservations: this.reservations, tasks: this.tasks });
     this.room = new SqliteRoom(db, this.audit, this.graph);
+    this.console = new SqliteConsole(db);
     this.agents = new SqliteAgents(db);
     this.eventLog = new SqliteEventLog(db, options.eventRetention ?? DEFAULT_RETENTION);
   }
@@ -256,6 +262,12 @@ export class SqliteStore implements BoardStore {
   }
   async waitingOn(agent: string): Promise<WaitingCounts> {
     return this.read(() => this.room.waitingOn(agent));
+  }
+  async needsOf(query: NeedsQuery): Promise<NeedsRows> {
+    return this.read(() => this.console.needsOf(query));
+  }
+  async progressRows(fromDay: string): Promise<ProgressRows> {
+    return this.read(() => this.console.progressRows(fromDay));
   }
   async markReviewsSeen(agent: string, upToId: number): Promise<void> {
     await this.write(() => this.room.markReviewsSeen(agent, upToId));
