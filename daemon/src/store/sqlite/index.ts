@@ -1,7 +1,7 @@
 // The board store on SQLite (better-sqlite3): WAL, synchronous=FULL, every write one savepoint in a group commit.
 // Each method runs the same pure rules as the PostgreSQL store; the SQL lives in one file per concern beside this one.
 import type Database from 'better-sqlite3';
-import type { Message, Reservation, Task, TaskStatus, TaskSummary } from 'roundtable-shared';
+import type { Message, Reservation, SearchHit, Task, TaskStatus, TaskSummary } from 'roundtable-shared';
 import type {
   AuditRow,
   BoardStore,
@@ -47,6 +47,8 @@ import { SqliteLeases } from './leases.js';
 import { migrate } from './migrate.js';
 import { SqliteReservations } from './reservations.js';
 import { SqliteRoom } from './room.js';
+import { SqliteSearch } from './search.js';
+import type { SearchQuery } from '../search-rows.js';
 import { SqliteTasks } from './tasks.js';
 import { SqliteWebhooks } from './webhooks.js';
 import { SqliteWork } from './work.js';
@@ -80,6 +82,7 @@ export class SqliteStore implements BoardStore {
   private readonly leases: SqliteLeases;
   private readonly reservations: SqliteReservations;
   private readonly room: SqliteRoom;
+  private readonly finder: SqliteSearch;
   private readonly tasks: SqliteTasks;
   private readonly webhooks: SqliteWebhooks;
   private readonly work: SqliteWork;
@@ -103,6 +106,7 @@ export class SqliteStore implements BoardStore {
     this.tasks = new SqliteTasks(db, { activity, audit: this.audit, graph: this.graph, reservations: this.reservations });
     this.leases = new SqliteLeases(db, { activity, reservations: this.reservations, tasks: this.tasks });
     this.room = new SqliteRoom(db, this.audit, this.graph);
+    this.finder = new SqliteSearch(db);
     this.agents = new SqliteAgents(db);
     this.eventLog = new SqliteEventLog(db, options.eventRetention ?? DEFAULT_RETENTION);
   }
@@ -208,6 +212,9 @@ export class SqliteStore implements BoardStore {
   }
   async countReady(): Promise<number> {
     return this.graph.countReady();
+  }
+  async search(query: SearchQuery): Promise<SearchHit[]> {
+    return this.finder.search(query);
   }
   async countTasksByStatus(): Promise<Record<TaskStatus, number>> {
     return this.tasks.countTasksByStatus();

@@ -1,0 +1,82 @@
+// What both stores' full-text search shares (issue 36): the query as plain words, the sources a hit comes from, and
+// the shaping of a hit. The words are cut from the user's text here, so no operator of FTS5 or tsquery reaches either parser.
+import { SEARCH_MARK, type SearchHit, type SearchScope } from 'roundtable-shared';
+
+/** Where a hit's text lives; SQLite's index keys a row by source id * 8 + this number (migration 016_search). */
+export const SOURCES = {
+  1: { kind: 'task', field: 'title', scope: 'tasks' },
+  2: { kind: 'task', field: 'description', scope: 'tasks' },
+  3: { kind: 'task', field: 'result', scope: 'tasks' },
+  4: { kind: 'message', field: 'text', scope: 'messages' },
+  5: { kind: 'review', field: 'note', scope: 'reviews' },
+  6: { kind: 'room', field: 'text', scope: 'room' },
+} as const satisfies Record<number, { kind: SearchHit['kind']; field: SearchHit['field']; scope: SearchScope }>;
+export type Source = keyof typeof SOURCES;
+export const ROOM_SOURCE: Source = 6;
+
+/** The sources a search looks in, from the scopes asked for. */
+export function sourcesOf(scopes: readonly SearchScope[]): Source[] {
+  return (Object.keys(SOURCES).map(Number) as Source[]).filter((source) => scopes.includes(SOURCES[source].scope));
+}
+
+/** Most words a query keeps: a longer query adds nothing a person could mean and only costs the index work. */
+const MAX_WORDS = 16;
+
+/**
+ * The query's words: runs of letters, digits and marks, lower-cased, each once, in order. Both indexes split text the
+ * same way (unicode61 on SQLite; on PostgreSQL the text is split at every other character before `simple` reads it),
+ * so every punctuation or operator character (`"`, `*`, `:`, `(`, `!`, `&`, `|`) only separates words, and AND, OR,
+ * NOT and NEAR are plain words.
+ */
+export function queryWords(query: string): string[] {
+  const words = query.toLowerCase().match(/[\p{L}\p{N}\p{M}]+/gu) ?? [];
+  return [...new Set(words)].slice(0, MAX_WORDS);
+}
+
+export interface SearchQuery {
+  /** From queryWords: never empty. Every word must match. */
+  readonly words: readonly string[];
+  readonly sources: readonly Source[];
+  /** Whose room messages may be found: those to all, by it, or addressed to it (a receipt names it), as read_log. */
+  readonly reader: string;
+  readonly offset: number;
+  readonly limit: number;
+}
+
+/** A hit as a store reads it, before shaping. */
+export interface SearchRow {
+  readonly source: number;
+  readonly id: number;
+  readonly task_id: number | null;
+  readonly created_at: string;
+  readonly excerpt: string | null;
+  readonly score: number;
+}
+
+/** Excerpt's most characters: a word may be as long as the text, and an excerpt stays short. */
+const EXCERPT_MAX = 300;
+
+/** One line of plain text, cut to EXCERPT_MAX characters (never inside a mark: a cut mark is dropped whole). */
+function shortExcerpt(text: string): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  if (line.length <= EXCERPT_MAX) return line;
+  let cut = line.slice(0, EXCERPT_MAX);
+  const open = cut.lastIndexOf(SEARCH_MARK.start);
+  if (open > cut.lastIndexOf(SEARCH_MARK.end)) cut = cut.slice(0, open);
+  return `${cut.trimEnd()}...`;
+}
+
+export function toSearchHit(row: SearchRow): SearchHit {
+  const source = SOURCES[row.source as Source];
+  const carriesMessage = source.kind === 'message' || source.kind === 'room';
+  return {
+    kind: source.kind,
+    task_id: row.task_id === null ? null : Number(row.task_id),
+    message_id: carriesMessage ? Number(row.id) : null,
+    field: source.field,
+    excerpt: shortExcerpt(row.excerpt ?? ''),
+    // Higher is better on both stores (SQLite's bm25 is negated); six significant digits say all the order needs.
+    score: Number(Number(row.score).toPrecision(6)),
+    created_at: row.created_at,
+  };
+}
