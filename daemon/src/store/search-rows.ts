@@ -43,30 +43,54 @@ export interface SearchQuery {
   readonly limit: number;
 }
 
-/** A hit as a store reads it, before shaping. */
+/** A hit as a store reads it, before shaping: `body` is the whole text the hit was found in. */
 export interface SearchRow {
   readonly source: number;
   readonly id: number;
   readonly task_id: number | null;
   readonly created_at: string;
-  readonly excerpt: string | null;
+  readonly body: string | null;
   readonly score: number;
 }
 
-/** Excerpt's most characters: a word may be as long as the text, and an excerpt stays short. */
+/** Words shown before the first match, and in all. */
+const WORDS_BEFORE = 6;
+const WORDS_SHOWN = 20;
+/** An excerpt's most characters: one word may be as long as the text, and an excerpt stays short. */
 const EXCERPT_MAX = 300;
 
-/** One line of plain text, cut to EXCERPT_MAX characters (never inside a mark: a cut mark is dropped whole). */
-function shortExcerpt(text: string): string {
-  const line = text.replace(/\s+/g, ' ').trim();
-  if (line.length <= EXCERPT_MAX) return line;
-  let cut = line.slice(0, EXCERPT_MAX);
-  const open = cut.lastIndexOf(SEARCH_MARK.start);
-  if (open > cut.lastIndexOf(SEARCH_MARK.end)) cut = cut.slice(0, open);
-  return `${cut.trimEnd()}...`;
+/**
+ * A short excerpt around the first matched word, each matched word between SEARCH_MARK's marks. Made here for both
+ * stores from the text and the query's words, split as the indexes split it, so both give the same excerpt (ts_headline's
+ * parser would not mark `app` in `src/app.ts`, which the index finds).
+ */
+export function excerptOf(text: string, words: readonly string[]): string {
+  const tokens = [...text.matchAll(/[\p{L}\p{N}\p{M}]+/gu)];
+  const wanted = new Set(words);
+  const first = Math.max(0, tokens.findIndex((t) => wanted.has(t[0].toLowerCase())));
+  const from = Math.max(0, first - WORDS_BEFORE);
+  const to = Math.min(tokens.length, from + WORDS_SHOWN);
+  const start = from === 0 ? 0 : tokens[from]!.index;
+  const end = to === tokens.length ? text.length : tokens[to - 1]!.index + tokens[to - 1]![0].length;
+  let marked = '';
+  let at = start;
+  for (const token of tokens.slice(from, to)) {
+    if (!wanted.has(token[0].toLowerCase())) continue;
+    marked += `${text.slice(at, token.index)}${SEARCH_MARK.start}${token[0]}${SEARCH_MARK.end}`;
+    at = token.index + token[0].length;
+  }
+  marked += text.slice(at, end);
+  let line = marked.replace(/\s+/g, ' ').trim();
+  if (line.length > EXCERPT_MAX) {
+    line = line.slice(0, EXCERPT_MAX);
+    // Never end inside a mark: a cut mark is dropped whole.
+    const open = line.lastIndexOf(SEARCH_MARK.start);
+    if (open > line.lastIndexOf(SEARCH_MARK.end)) line = line.slice(0, open);
+  }
+  return `${from > 0 ? '...' : ''}${line}${end < text.length || line.length >= EXCERPT_MAX ? '...' : ''}`;
 }
 
-export function toSearchHit(row: SearchRow): SearchHit {
+export function toSearchHit(row: SearchRow, words: readonly string[]): SearchHit {
   const source = SOURCES[row.source as Source];
   const carriesMessage = source.kind === 'message' || source.kind === 'room';
   return {
@@ -74,7 +98,7 @@ export function toSearchHit(row: SearchRow): SearchHit {
     task_id: row.task_id === null ? null : Number(row.task_id),
     message_id: carriesMessage ? Number(row.id) : null,
     field: source.field,
-    excerpt: shortExcerpt(row.excerpt ?? ''),
+    excerpt: excerptOf(row.body ?? '', words),
     // Higher is better on both stores (SQLite's bm25 is negated); six significant digits say all the order needs.
     score: Number(Number(row.score).toPrecision(6)),
     created_at: row.created_at,

@@ -1,27 +1,24 @@
 // Full-text search on PostgreSQL (issue 36): the generated tsvector columns of migration 015_search, each with its GIN
 // index, ranked by ts_rank; one statement of fixed text per combination of sources, every value a parameter.
-import { SEARCH_MARK, type SearchHit } from 'roundtable-shared';
+import type { SearchHit } from 'roundtable-shared';
 import { toSearchHit, type SearchQuery, type SearchRow, type Source } from '../search-rows.js';
 import type { Db } from './connection.js';
 
-/** Each source's matches: its row id, task and rank. q holds the query and the reader (room messages only). */
+/** Each source's matches, each branch naming its columns (any one may come first): the row id and the rank. q holds the query and the reader (room messages only). */
 const MATCHES: Record<Source, string> = {
   1: `SELECT 1 AS source, t.id, ts_rank(t.title_search, q.q) AS score FROM tasks t, q WHERE t.title_search @@ q.q`,
-  2: `SELECT 2, t.id, ts_rank(t.description_search, q.q) FROM tasks t, q WHERE t.description_search @@ q.q`,
-  3: `SELECT 3, t.id, ts_rank(t.result_search, q.q) FROM tasks t, q WHERE t.result_search @@ q.q`,
-  4: `SELECT 4, m.id, ts_rank(m.text_search, q.q) FROM messages m, q WHERE m.text_search @@ q.q`,
-  5: `SELECT 5, r.id, ts_rank(r.note_search, q.q) FROM reviews r, q WHERE r.note_search @@ q.q`,
+  2: `SELECT 2 AS source, t.id, ts_rank(t.description_search, q.q) AS score FROM tasks t, q WHERE t.description_search @@ q.q`,
+  3: `SELECT 3 AS source, t.id, ts_rank(t.result_search, q.q) AS score FROM tasks t, q WHERE t.result_search @@ q.q`,
+  4: `SELECT 4 AS source, m.id, ts_rank(m.text_search, q.q) AS score FROM messages m, q WHERE m.text_search @@ q.q`,
+  5: `SELECT 5 AS source, r.id, ts_rank(r.note_search, q.q) AS score FROM reviews r, q WHERE r.note_search @@ q.q`,
   // read_log's rule: to all, by the reader, or addressed to it (a receipt names it).
-  6: `SELECT 6, m.id, ts_rank(m.text_search, q.q) FROM room_messages m, q WHERE m.text_search @@ q.q
+  6: `SELECT 6 AS source, m.id, ts_rank(m.text_search, q.q) AS score FROM room_messages m, q WHERE m.text_search @@ q.q
         AND (m.recipients = 'all' OR m.author = q.reader OR EXISTS (SELECT 1 FROM room_receipts r WHERE r.agent = q.reader AND r.message_id = m.id))`,
 };
 
-/** ts_headline's options: the marks, one short fragment. */
-const HEADLINE = `StartSel=${SEARCH_MARK.start}, StopSel=${SEARCH_MARK.end}, MaxWords=24, MinWords=8, ShortWord=0, MaxFragments=1, FragmentDelimiter=" ... "`;
-
 /**
- * The page is chosen first from ranks alone; only its rows are read whole for ts_headline (an excerpt of every match
- * would cost more than the ranking). The words are joined by spaces and read by plainto_tsquery, which takes no operator.
+ * The page is chosen first from ranks alone; only its rows are read whole (the excerpt is made from them,
+ * search-rows.ts). The words are joined by spaces and read by plainto_tsquery, which takes no operator.
  */
 function statement(sources: readonly Source[]): string {
   return `WITH q AS (SELECT plainto_tsquery('simple', $1) AS q, $2::text AS reader),
@@ -30,9 +27,9 @@ function statement(sources: readonly Source[]): string {
   SELECT p.source, p.id, p.score,
     COALESCE(t.id, m.task_id, r.task_id) AS task_id,
     COALESCE(t.created_at, m.created_at, r.created_at, rm.created_at) AS created_at,
-    ts_headline('simple', CASE p.source WHEN 1 THEN t.title WHEN 2 THEN t.description WHEN 3 THEN t.result
-      WHEN 4 THEN m.text WHEN 5 THEN r.note ELSE rm.text END, q.q, '${HEADLINE}') AS excerpt
-  FROM page p CROSS JOIN q
+    CASE p.source WHEN 1 THEN t.title WHEN 2 THEN t.description WHEN 3 THEN t.result
+      WHEN 4 THEN m.text WHEN 5 THEN r.note ELSE rm.text END AS body
+  FROM page p
     LEFT JOIN tasks t ON p.source <= 3 AND t.id = p.id
     LEFT JOIN messages m ON p.source = 4 AND m.id = p.id
     LEFT JOIN reviews r ON p.source = 5 AND r.id = p.id
@@ -42,5 +39,5 @@ function statement(sources: readonly Source[]): string {
 
 export async function search(db: Db, query: SearchQuery): Promise<SearchHit[]> {
   const rows = await db.unsafe<SearchRow[]>(statement(query.sources), [query.words.join(' '), query.reader, query.limit, query.offset], { prepare: true });
-  return rows.map(toSearchHit);
+  return rows.map((row) => toSearchHit(row, query.words));
 }
