@@ -13,6 +13,7 @@ import { renderMembers } from './members-view.js';
 import { request, setCsrfToken } from './net.js';
 import { hideOverview, readOverview, renderSwitcher, showOverview, watchSwitcher } from './projects-view.js';
 import { renderRoom, updateRoomForm, watchRoomForm } from './room-view.js';
+import { searchAsTyped } from './search-view.js';
 import { sessionEndedMessage } from './session-end.js';
 import { showSignInForm, watchSignIn } from './signin.js';
 import { hooks, view } from './state.js';
@@ -207,7 +208,9 @@ useStateLoader(() => loadState());
 watchSignIn(() => enter({}), () => signedOut(''));
 watchSwitcher();
 watchFilter(() => {
-  if (view.data) renderColumns(view.data, currentFilter());
+  const filter = currentFilter();
+  if (view.data) renderColumns(view.data, filter);
+  searchAsTyped(filter.text);
 });
 watchRoomForm();
 setUpTaskForm();

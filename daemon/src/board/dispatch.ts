@@ -233,7 +233,8 @@ function idempotencyClaim(agent: Agent, tool: ToolDefinition, input: unknown, ke
   return { agent: agent.name, key, tool: tool.name, requestHash, expiredBefore: new Date(Date.now() - IDEMPOTENCY_KEY_TTL_MS).toISOString() };
 }
 
-function parseInput(tool: ToolDefinition, args: unknown): z.infer<ToolDefinition['input']> {
+/** A tool's arguments checked against its input schema; refused (InvalidInput) naming each field. The page's reads use it too. */
+export function parseInput(tool: ToolDefinition, args: unknown): z.infer<ToolDefinition['input']> {
   const parsed = tool.input.safeParse(args ?? {});
   if (parsed.success) return parsed.data;
   const problems = parsed.error.issues.map((issue) => {

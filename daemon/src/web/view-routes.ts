@@ -1,6 +1,6 @@
 // The page's data: GET /view/state (the board at a glance), GET /view/tasks/:id (one task, its messages and history
-// paged), GET /view/apps (the apps connected by OAuth sign-in) and GET /view/usage (what the work cost), for a
-// signed-in session.
+// paged), GET /view/apps (the apps connected by OAuth sign-in), GET /view/usage (what the work cost) and GET
+// /view/search (the Find box), for a signed-in session.
 import { Hono } from 'hono';
 import { InvalidInput } from '../errors.js';
 import type { ConnectedApps } from './connected-apps.js';
@@ -43,6 +43,21 @@ export function viewRoutes(view: BoardView, options: ViewRoutesOptions): Hono<{ 
     // ?without_patch=1: the page has this submission's patch already (a re-read on an event) and takes the summary.
     const withoutPatch = c.req.query('without_patch') === '1';
     return c.json(await view.task(c.get('agent'), id, { ...(messagesCursor && { messagesCursor }), ...(historyCursor && { historyCursor }), withoutPatch }));
+  });
+
+  // The Find box (issue 36): ?q= the words, ?in= a comma-separated list (tasks, messages, reviews, room), ?limit=,
+  // ?cursor=; the search tool's answer under this person's role. Reads for a person watching: no audit row.
+  routes.get('/search', async (c) => {
+    const scopes = c.req.query('in');
+    const limit = c.req.query('limit');
+    const cursor = c.req.query('cursor');
+    const args = {
+      query: c.req.query('q') ?? '',
+      ...(scopes !== undefined && { in: scopes.split(',') }),
+      ...(limit !== undefined && { limit: /^\d{1,3}$/.test(limit) ? Number(limit) : limit }),
+      ...(cursor !== undefined && { cursor }),
+    };
+    return c.json(await view.search(c.get('agent'), args));
   });
 
   // Owners and observers (connected-apps.ts): the rest get 403, and the page does not ask.
