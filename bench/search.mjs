@@ -50,6 +50,9 @@ function zipfWord() {
 }
 const sentence = (min, max) => Array.from({ length: min + Math.floor(rand() * (max - min + 1)) }, zipfWord).join(' ');
 
+/** Texts of some seeded messages: three words of one of them make a three-word query that finds something. */
+const sampled = [];
+
 function seed(path) {
   const at = '2026-01-01T00:00:00.000Z';
   const started = performance.now();
@@ -62,7 +65,12 @@ function seed(path) {
       const done = id % 10 < 7;
       task.run(id, sentence(4, 8), sentence(15, 40), done ? 'done' : 'open', done ? 'w1' : null, done ? sentence(8, 20) : null, at, at);
     }
-    for (let i = 0; i < MESSAGES; i++) message.run(1 + (i % TASKS), sentence(6, 20), at);
+    const every = Math.max(1, Math.floor(MESSAGES / QUERIES));
+    for (let i = 0; i < MESSAGES; i++) {
+      const text = sentence(6, 20);
+      message.run(1 + (i % TASKS), text, at);
+      if (i % every === 0) sampled.push(text);
+    }
     for (let i = 0; i < SIDE_ROWS; i++) {
       review.run(1 + ((i * 7) % TASKS), sentence(5, 15), at);
       room.run(sentence(6, 20), at);
@@ -74,7 +82,11 @@ function seed(path) {
 /** Words of a rank in [from, to]: how often they occur is what a query costs. */
 const wordOfRank = (from, to) => vocabulary[from - 1 + Math.floor(rand() * (to - from + 1))];
 function queries(count, wordsEach) {
-  return Array.from({ length: count }, () => Array.from({ length: wordsEach }, () => wordOfRank(20, 5_000)));
+  if (wordsEach === 1) return Array.from({ length: count }, () => [wordOfRank(20, 5_000)]);
+  return sampled.slice(0, count).map((text) => {
+    const distinct = [...new Set(text.split(' '))];
+    return Array.from({ length: Math.min(wordsEach, distinct.length) }, () => distinct.splice(Math.floor(rand() * distinct.length), 1)[0]);
+  });
 }
 
 async function time(list, run) {
@@ -174,7 +186,7 @@ try {
     console.log(`copied into PostgreSQL (${copy.name}) in ${(copy.ms / 1000).toFixed(1)} s (tsvector columns generated, GIN indexes kept)`);
     for (const [label, r] of await benchPostgres(copy.url)) console.log(fmtRow(label, r));
   }
-  console.log(`queries: ${QUERIES} per search row (words of Zipf rank 20-5,000), ${LIKE_QUERIES} per LIKE row; each asks for 20 hits and one more`);
+  console.log(`queries: ${QUERIES} per search row (one word: a word of Zipf rank 20-5,000; three words: three words of one seeded message), ${LIKE_QUERIES} per LIKE row; each asks for 20 hits and one more`);
 } finally {
   cleanupSync();
 }

@@ -1,23 +1,28 @@
 // Full-text search on PostgreSQL (issue 36): the generated tsvector columns of migration 015_search, each with its GIN
 // index, ranked by ts_rank; one statement of fixed text per combination of sources, every value a parameter.
 import type { SearchHit } from 'roundtable-shared';
-import { ROOM_SOURCE, toSearchHit, type SearchQuery, type SearchRow, type Source } from '../search-rows.js';
+import { RANKED_PER_SOURCE, ROOM_SOURCE, toSearchHit, type SearchQuery, type SearchRow, type Source } from '../search-rows.js';
 import type { Db } from './connection.js';
 
 /**
- * Each source's matches, each branch naming its columns (any one may come first): the row id and the rank. $1 is the
- * words; $4 the reader, passed only when the room is searched. The query is written in each branch, not read from a
- * CTE: a CTE named several times is materialized and joined into each branch.
+ * A source's newest RANKED_PER_SOURCE matches and their rank, each branch naming its columns (any one may come first).
+ * $1 is the words; $4 the reader, passed only when the room is searched. The query is written in each branch, not read
+ * from a CTE: a CTE named several times is materialized and joined into each branch.
  */
+function newest(source: Source, table: string, column: string, readable = ''): string {
+  return `SELECT ${source} AS source, x.id, ts_rank(x.${column}, plainto_tsquery('simple', $1)) AS score FROM (
+      SELECT id, ${column} FROM ${table} x WHERE ${column} @@ plainto_tsquery('simple', $1) ${readable}
+      ORDER BY id DESC LIMIT ${RANKED_PER_SOURCE}) x`;
+}
+
 const MATCHES: Record<Source, string> = {
-  1: `SELECT 1 AS source, t.id, ts_rank(t.title_search, plainto_tsquery('simple', $1)) AS score FROM tasks t WHERE t.title_search @@ plainto_tsquery('simple', $1)`,
-  2: `SELECT 2 AS source, t.id, ts_rank(t.description_search, plainto_tsquery('simple', $1)) AS score FROM tasks t WHERE t.description_search @@ plainto_tsquery('simple', $1)`,
-  3: `SELECT 3 AS source, t.id, ts_rank(t.result_search, plainto_tsquery('simple', $1)) AS score FROM tasks t WHERE t.result_search @@ plainto_tsquery('simple', $1)`,
-  4: `SELECT 4 AS source, m.id, ts_rank(m.text_search, plainto_tsquery('simple', $1)) AS score FROM messages m WHERE m.text_search @@ plainto_tsquery('simple', $1)`,
-  5: `SELECT 5 AS source, r.id, ts_rank(r.note_search, plainto_tsquery('simple', $1)) AS score FROM reviews r WHERE r.note_search @@ plainto_tsquery('simple', $1)`,
+  1: newest(1, 'tasks', 'title_search'),
+  2: newest(2, 'tasks', 'description_search'),
+  3: newest(3, 'tasks', 'result_search'),
+  4: newest(4, 'messages', 'text_search'),
+  5: newest(5, 'reviews', 'note_search'),
   // read_log's rule: to all, by the reader, or addressed to it (a receipt names it).
-  6: `SELECT 6 AS source, m.id, ts_rank(m.text_search, plainto_tsquery('simple', $1)) AS score FROM room_messages m WHERE m.text_search @@ plainto_tsquery('simple', $1)
-        AND (m.recipients = 'all' OR m.author = $4 OR EXISTS (SELECT 1 FROM room_receipts r WHERE r.agent = $4 AND r.message_id = m.id))`,
+  6: newest(6, 'room_messages', 'text_search', `AND (x.recipients = 'all' OR x.author = $4 OR EXISTS (SELECT 1 FROM room_receipts r WHERE r.agent = $4 AND r.message_id = x.id))`),
 };
 
 /**
