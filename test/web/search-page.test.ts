@@ -60,7 +60,7 @@ describe.skipIf(!HAVE_BROWSER)(`the Find box in headless Chromium${HAVE_BROWSER 
   /** Types the words and waits for the hits of these words (the note names them). */
   async function searchFor(page: Page, query: string): Promise<void> {
     await page.locator('#filter-text').fill(query);
-    await expect.poll(() => page.locator('#search-note').textContent(), query).toContain(`“${query}”`);
+    await expect.poll(() => page.locator('#search-note').textContent(), { message: query }).toContain(`“${query}”`);
   }
 
   it('finds a task message and opens it in its task; finds a room message and shows it; hostile text stays text', async () => {
@@ -103,7 +103,7 @@ describe.skipIf(!HAVE_BROWSER)(`the Find box in headless Chromium${HAVE_BROWSER 
     await searchFor(page, 'billing onerror');
     expect(await hits(page).count()).toBe(1);
     expect(await page.locator('#search-hits img').count()).toBe(0);
-    expect(await page.evaluate(() => (window as unknown as { __xss?: number }).__xss)).toBeUndefined();
+    expect(await page.evaluate('window.__xss')).toBeUndefined();
     expect(errors).toEqual([]);
 
     // Clearing the box hides the hits.
