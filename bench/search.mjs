@@ -184,7 +184,14 @@ try {
   if (pgUrl) {
     const copy = await copyToPostgres(path, pgUrl);
     console.log(`copied into PostgreSQL (${copy.name}) in ${(copy.ms / 1000).toFixed(1)} s (tsvector columns generated, GIN indexes kept)`);
-    for (const [label, r] of await benchPostgres(copy.url)) console.log(fmtRow(label, r));
+    try {
+      for (const [label, r] of await benchPostgres(copy.url)) console.log(fmtRow(label, r));
+    } finally {
+      const { openPool } = await import('../daemon/dist/store/postgres/connection.js');
+      const admin = openPool({ url: pgUrl, max: 1 });
+      await admin.unsafe(`DROP DATABASE IF EXISTS ${copy.name}`);
+      await admin.end();
+    }
   }
   console.log(`queries: ${QUERIES} per search row (one word: a word of Zipf rank 20-5,000; three words: three words of one seeded message), ${LIKE_QUERIES} per LIKE row; each asks for 20 hits and one more`);
 } finally {
