@@ -237,7 +237,7 @@ function renderDetail(detail: TaskDetail): void {
             messages.map((m) =>
               h(
                 'div',
-                { class: 'entry' },
+                { class: 'entry', 'data-message-id': m.id },
                 h('div', { class: 'entry-head' }, avatar(m.author, true), h('strong', null, m.author), h('span', { class: 'chip' }, m.kind.replace('_', ' ')), timeEl(m.created_at, 'when')),
                 h('div', { class: 'prose boxed' }, m.text),
               ),

@@ -58,6 +58,11 @@ export const LIMITS = {
   usageTokens: 1_000_000_000_000,
   usageCostUsd: 1_000_000,
   usageModel: 200,
+  /** search (issue 36): the query's characters, hits per page (default and most), and how deep pages may go. */
+  searchQuery: 200,
+  searchDefault: 20,
+  searchMax: 50,
+  searchDepth: 1_000,
   /** The largest id of any row (task, claim, message): PostgreSQL keeps ids as INTEGER, so both stores take 1 to 2^31-1. */
   maxId: 2_147_483_647,
 } as const;

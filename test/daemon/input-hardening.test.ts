@@ -30,6 +30,9 @@ const SURROGATE_CALLS: Array<{ tool: string; field: string; args: Record<string,
   { tool: 'list_tasks', field: 'status', args: { status: `open${LONE}` } },
   { tool: 'list_tasks', field: 'assignee', args: { assignee: LONE } },
   { tool: 'list_tasks', field: 'cursor', args: { cursor: `x${LONE}` } },
+  { tool: 'search', field: 'query', args: { query: `a${LONE}` } },
+  { tool: 'search', field: 'in', args: { query: 'a', in: [`room${LONE}`] } },
+  { tool: 'search', field: 'cursor', args: { query: 'a', cursor: `x${LONE}` } },
   { tool: 'post_message', field: 'text', args: { task_id: 1, kind: 'note', text: `\udc00 trailing half` } },
   { tool: 'post_message', field: 'kind', args: { task_id: 1, kind: `note${LONE}`, text: 'ok' } },
   { tool: 'submit_result', field: 'result', args: { task_id: 1, result: `done${LONE}` } },
@@ -96,7 +99,7 @@ describe('ill-formed Unicode', () => {
     expect(viaApi.status).toBe(400);
     expect(viaApi.body.error?.code).toBe('invalid_input');
     expect(viaApi.body.error?.message).toMatch(names ?? new RegExp(`\\b${field}\\b`));
-    if (!['status', 'kind', 'verdict', 'for', 'priority', 'order'].includes(field)) expect(viaApi.body.error?.message).toContain('lone UTF-16 surrogate');
+    if (!['status', 'kind', 'verdict', 'for', 'priority', 'order', 'in'].includes(field)) expect(viaApi.body.error?.message).toContain('lone UTF-16 surrogate');
     const viaMcp = await mcpCallRaw(board, 'lead', tool, args);
     expect(viaMcp.status).toBe(200);
     expect(viaMcp.body.result.isError).toBe(true);

@@ -130,7 +130,7 @@ describe('toolsets', () => {
   it("an agent's toolsets in agents.json narrow its list; whoami (always listed) names them", async () => {
     const worker = (await listOf(roleBoard, 'w1')).map((t) => t.name);
     const narrow = (await listOf(roleBoard, 'narrow')).map((t) => t.name);
-    expect(narrow).toEqual(['whoami', 'list_tasks', 'get_task', 'claim_task', 'release_task', 'post_message', 'submit_result']);
+    expect(narrow).toEqual(['whoami', 'list_tasks', 'get_task', 'search', 'claim_task', 'release_task', 'post_message', 'submit_result']);
     expect(narrow.every((name) => worker.includes(name))).toBe(true);
     const talker = (await listOf(roleBoard, 'talker')).map((t) => t.name);
     expect(talker).toEqual(['whoami', 'list_agents', 'post', 'read_unread', 'read_log', 'delivery_status', 'members', 'wait_for_activity']);

@@ -1,12 +1,12 @@
-// The tool contract in shared/: twenty-two tools, strict inputs, portable schemas.
+// The tool contract in shared/: twenty-three tools, strict inputs, portable schemas.
 import { expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineTool, listedTool, listedTools, listedToolsFor, narrowToolsets, TOOL_ACCESS, TOOLS } from 'roundtable-shared';
 
-it('defines the twenty-two board tools once each', () => {
+it('defines the twenty-three board tools once each', () => {
   const names = TOOLS.map((t) => t.name);
-  expect(names).toHaveLength(22);
-  expect(new Set(names).size).toBe(22);
+  expect(names).toHaveLength(23);
+  expect(new Set(names).size).toBe(23);
 });
 
 it('every input schema refuses unknown arguments', () => {

@@ -81,3 +81,23 @@ export function decodeItemCursor(field: string, cursor: string): ItemPosition {
   }
   return position;
 }
+
+/** A cursor into search hits (issue 36): how many hits earlier pages gave. Ranks move as the board changes, so a later
+ * page may repeat or miss a hit; pages stop at LIMITS.searchDepth hits. */
+const SEARCH_PREFIX = 'rt4:';
+const SEARCH_CURSOR = new RegExp(`^${SEARCH_PREFIX}([1-9]\\d{0,3})$`);
+
+export function encodeSearchCursor(offset: number): string {
+  return Buffer.from(`${SEARCH_PREFIX}${offset}`, 'utf8').toString('base64url');
+}
+
+/** Reads a search cursor: the number of hits already served, below LIMITS.searchDepth. */
+export function decodeSearchCursor(cursor: string): number {
+  const text = textOf(cursor);
+  const match = text === undefined ? null : SEARCH_CURSOR.exec(text);
+  const offset = match ? Number(match[1]) : undefined;
+  if (offset === undefined || offset >= LIMITS.searchDepth || encodeSearchCursor(offset) !== cursor) {
+    throw new InvalidInput('cursor: not a cursor this board issued for search; pass next_cursor from the previous page with the same query, or omit cursor to start over');
+  }
+  return offset;
+}

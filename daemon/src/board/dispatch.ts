@@ -14,6 +14,7 @@ import type { Presence } from './presence.js';
 import type { PathReservations } from './reservations.js';
 import type { Room } from './room.js';
 import { requirePageActor } from './rules.js';
+import { searchBoard } from './search.js';
 
 type Handler = (agent: Agent, input: never, ctx: CallContext) => Promise<Record<string, unknown>>;
 
@@ -68,6 +69,7 @@ export class ToolDispatcher {
       create_task: b.createTask.bind(b),
       list_tasks: b.listTasks.bind(b),
       get_task: b.getTask.bind(b),
+      search: (agent: Agent, input: never) => searchBoard(options.store, agent, input),
       claim_task: b.claimTask.bind(b),
       release_task: b.releaseTask.bind(b),
       post_message: b.postMessage.bind(b),
@@ -231,7 +233,8 @@ function idempotencyClaim(agent: Agent, tool: ToolDefinition, input: unknown, ke
   return { agent: agent.name, key, tool: tool.name, requestHash, expiredBefore: new Date(Date.now() - IDEMPOTENCY_KEY_TTL_MS).toISOString() };
 }
 
-function parseInput(tool: ToolDefinition, args: unknown): z.infer<ToolDefinition['input']> {
+/** A tool's arguments checked against its input schema; refused (InvalidInput) naming each field. The page's reads use it too. */
+export function parseInput(tool: ToolDefinition, args: unknown): z.infer<ToolDefinition['input']> {
   const parsed = tool.input.safeParse(args ?? {});
   if (parsed.success) return parsed.data;
   const problems = parsed.error.issues.map((issue) => {

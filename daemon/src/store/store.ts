@@ -3,7 +3,8 @@
 import type { ReservationChange, TaskChange, TaskEdit } from './changes.js';
 import type { Attached, TaskWork, UsageSummary } from './work-rows.js';
 import type { EventPage, LogPosition } from './event-log.js';
-import { LIMITS, type Activity, type Message, type MessageKind, type Priority, type Reservation, type Review, type Task, type TaskStatus, type TaskSummary, type Verdict } from 'roundtable-shared';
+import type { SearchQuery } from './search-rows.js';
+import { LIMITS, type Activity, type Message, type MessageKind, type Priority, type Reservation, type Review, type SearchHit, type Task, type TaskStatus, type TaskSummary, type Verdict } from 'roundtable-shared';
 
 export type { NewReservation, ReservationChange, TaskChange, TaskEdit } from './changes.js';
 
@@ -445,5 +446,7 @@ export interface BoardStore {
   dependentsOf(id: number): Promise<TaskSummary[]>;
   /** How many open tasks nothing blocks. */
   countReady(): Promise<number>;
+  /** Full-text hits, best first, one page; room messages only those the reader may read (issue 36). */
+  search(query: SearchQuery): Promise<SearchHit[]>;
   close(): Promise<void>;
 }

@@ -1,5 +1,5 @@
 // What the web page reads: the board at a glance and one task in full, straight from the board's parts.
-import { FINAL_STATUSES, LIMITS, TASK_STATUSES, UNTRUSTED_CONTENT_WARNING, type TaskStatus, type TaskSummary } from 'roundtable-shared';
+import { FINAL_STATUSES, LIMITS, search, TASK_STATUSES, UNTRUSTED_CONTENT_WARNING, type TaskStatus, type TaskSummary } from 'roundtable-shared';
 import type { Agent, AgentDirectory } from '../agents/directory.js';
 import type { Board } from '../board/board.js';
 import type { Presence } from '../board/presence.js';
@@ -8,6 +8,8 @@ import { needsOf, type Needs } from '../board/needs.js';
 import { progressOf, type Progress } from '../board/progress.js';
 import { mayActOnPage } from '../board/rules.js';
 import type { Room } from '../board/room.js';
+import { parseInput } from '../board/dispatch.js';
+import { searchBoard } from '../board/search.js';
 import type { BoardStore } from '../store/store.js';
 
 /** The board's parts the page reads through. */
@@ -68,6 +70,11 @@ export class BoardView {
    * with the patch, which the page shows as a diff (an agent's get_task leaves it out unless asked), unless the page
    * says it has it.
    */
+  /** The Find box (issue 36): the search tool's answer for this person, its arguments checked as the tool's are. */
+  async search(agent: Agent, args: Record<string, unknown>) {
+    return searchBoard(this.options.store, agent, parseInput(search, args) as Parameters<typeof searchBoard>[2]);
+  }
+
   async task(agent: Agent, taskId: number, older: { messagesCursor?: string; historyCursor?: string; withoutPatch?: boolean } = {}) {
     return this.options.board.getTask(agent, {
       task_id: taskId,

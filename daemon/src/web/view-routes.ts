@@ -1,7 +1,6 @@
 // The page's data: GET /view/state (the board at a glance), GET /view/tasks/:id (one task, its messages and history
-// paged), GET /view/apps (the apps connected by OAuth sign-in), GET /view/usage (what the work cost), and GET /view/needs
-// and GET /view/progress (issue 36), for a
-// signed-in session.
+// paged), GET /view/apps (the apps connected by OAuth sign-in), GET /view/usage (what the work cost), GET /view/needs
+// and GET /view/progress (issue 36), and GET /view/search (the Find box), for a signed-in session.
 import { Hono } from 'hono';
 import { PROGRESS_DAYS_DEFAULT, PROGRESS_DAYS_MAX } from '../board/progress.js';
 import { InvalidInput } from '../errors.js';
@@ -55,6 +54,21 @@ export function viewRoutes(view: BoardView, options: ViewRoutesOptions): Hono<{ 
     const days = raw === undefined ? PROGRESS_DAYS_DEFAULT : /^[1-9][0-9]{0,2}$/.test(raw) ? Number(raw) : NaN;
     if (!(days >= 1 && days <= PROGRESS_DAYS_MAX)) throw new InvalidInput(`days: a whole number from 1 to ${PROGRESS_DAYS_MAX}`);
     return c.json(await view.progress(days));
+  });
+
+  // The Find box (issue 36): ?q= the words, ?in= a comma-separated list (tasks, messages, reviews, room), ?limit=,
+  // ?cursor=; the search tool's answer under this person's role. Reads for a person watching: no audit row.
+  routes.get('/search', async (c) => {
+    const scopes = c.req.query('in');
+    const limit = c.req.query('limit');
+    const cursor = c.req.query('cursor');
+    const args = {
+      query: c.req.query('q') ?? '',
+      ...(scopes !== undefined && { in: scopes.split(',') }),
+      ...(limit !== undefined && { limit: /^\d{1,3}$/.test(limit) ? Number(limit) : limit }),
+      ...(cursor !== undefined && { cursor }),
+    };
+    return c.json(await view.search(c.get('agent'), args));
   });
 
   // Owners and observers (connected-apps.ts): the rest get 403, and the page does not ask.

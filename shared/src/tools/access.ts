@@ -30,6 +30,8 @@ export const TOOL_ACCESS = {
   create_task: { roles: LEADS, toolset: 'tasks' },
   list_tasks: { roles: EVERY_ROLE, toolset: 'tasks' },
   get_task: { roles: EVERY_ROLE, toolset: 'tasks' },
+  // Reads only: each caller finds what it may read (the room's messages to it, by it, or to all).
+  search: { roles: EVERY_ROLE, toolset: 'tasks' },
   claim_task: { roles: CLAIMERS, toolset: 'tasks' },
   // The holder releases its own; the leader or an owner (peer mode: the creator, or an owner) releases a crashed agent's.
   release_task: { roles: WRITERS, toolset: 'tasks' },

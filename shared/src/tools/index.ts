@@ -15,6 +15,7 @@ import {
 import { deliveryStatus, post, readLog, readUnread } from './room.js';
 import { members, waitForActivity } from './presence.js';
 import { checkPaths, listReservations, releasePaths, reservePaths } from './reservations.js';
+import { search } from './search.js';
 import type { ToolDefinition } from './define.js';
 
 export * from './define.js';
@@ -26,6 +27,7 @@ export { roomMessageSchema, type RoomMessage } from './room.js';
 export { WAIT_CATEGORIES, type WaitCategory } from './presence.js';
 export { reservePaths, releasePaths, listReservations, checkPaths };
 export { reservationSchema, heldPathSchema, type Reservation } from './reservations.js';
+export { search, searchHitSchema, SEARCH_SCOPES, SEARCH_FIELDS, SEARCH_MARK, type SearchScope, type SearchHit } from './search.js';
 
 export const TOOLS = [
   whoami,
@@ -33,6 +35,7 @@ export const TOOLS = [
   createTask,
   listTasks,
   getTask,
+  search,
   claimTask,
   releaseTask,
   postMessage,

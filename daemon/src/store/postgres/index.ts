@@ -1,6 +1,6 @@
 // The board store on PostgreSQL: several daemons share one database. Each method is one transaction that runs the
 // same pure rules as the SQLite store; the SQL lives in one file per concern beside this one.
-import type { Message, Reservation, Task, TaskStatus, TaskSummary } from 'roundtable-shared';
+import type { Message, Reservation, SearchHit, Task, TaskStatus, TaskSummary } from 'roundtable-shared';
 import type {
   AuditRow,
   BoardStore,
@@ -50,6 +50,8 @@ import { migratePostgres } from './migrate.js';
 import * as reservations from './reservations.js';
 import * as room from './room.js';
 import * as consoleReads from './console.js';
+import * as finder from './search.js';
+import type { SearchQuery } from '../search-rows.js';
 import * as tasks from './tasks.js';
 import * as work from './work.js';
 import type { Attached, TaskWork, UsageSummary } from '../work-rows.js';
@@ -211,6 +213,9 @@ export class PostgresStore implements BoardStore {
   }
   countReady(): Promise<number> {
     return graph.countReady(this.sql);
+  }
+  search(query: SearchQuery): Promise<SearchHit[]> {
+    return finder.search(this.sql, query);
   }
   countTasksByStatus(): Promise<Record<TaskStatus, number>> {
     return tasks.countTasksByStatus(this.sql);

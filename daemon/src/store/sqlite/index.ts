@@ -1,7 +1,7 @@
 // The board store on SQLite (better-sqlite3): WAL, synchronous=FULL, every write one savepoint in a group commit.
 // Each method runs the same pure rules as the PostgreSQL store; the SQL lives in one file per concern beside this one.
 import type Database from 'better-sqlite3';
-import type { Message, Reservation, Task, TaskStatus, TaskSummary } from 'roundtable-shared';
+import type { Message, Reservation, SearchHit, Task, TaskStatus, TaskSummary } from 'roundtable-shared';
 import type {
   AuditRow,
   BoardStore,
@@ -51,6 +51,8 @@ import { migrate } from './migrate.js';
 import { SqliteReservations } from './reservations.js';
 import { SqliteConsole } from './console.js';
 import { SqliteRoom } from './room.js';
+import { SqliteSearch } from './search.js';
+import type { SearchQuery } from '../search-rows.js';
 import { SqliteTasks } from './tasks.js';
 import { SqliteWebhooks } from './webhooks.js';
 import { SqliteWork } from './work.js';
@@ -85,6 +87,7 @@ export class SqliteStore implements BoardStore {
   private readonly reservations: SqliteReservations;
   private readonly room: SqliteRoom;
   private readonly console: SqliteConsole;
+  private readonly finder: SqliteSearch;
   private readonly tasks: SqliteTasks;
   private readonly webhooks: SqliteWebhooks;
   private readonly work: SqliteWork;
@@ -109,6 +112,7 @@ export class SqliteStore implements BoardStore {
     this.leases = new SqliteLeases(db, { activity, reservations: this.reservations, tasks: this.tasks });
     this.room = new SqliteRoom(db, this.audit, this.graph);
     this.console = new SqliteConsole(db);
+    this.finder = new SqliteSearch(db);
     this.agents = new SqliteAgents(db);
     this.eventLog = new SqliteEventLog(db, options.eventRetention ?? DEFAULT_RETENTION);
   }
@@ -214,6 +218,9 @@ export class SqliteStore implements BoardStore {
   }
   async countReady(): Promise<number> {
     return this.graph.countReady();
+  }
+  async search(query: SearchQuery): Promise<SearchHit[]> {
+    return this.finder.search(query);
   }
   async countTasksByStatus(): Promise<Record<TaskStatus, number>> {
     return this.tasks.countTasksByStatus();
