@@ -69,6 +69,9 @@ describe('the live page the daemon ships', () => {
   it('is one script bundled from daemon/page: under 30 KB compressed, with no HTML-parsing sink and no inline code in the page', () => {
     const script = readFileSync(join(ROOT, 'daemon/web/app.js'));
     expect(gzipSync(script).length).toBeLessThan(30 * 1024);
+    // The page's budget (docs/DECISIONS.md, issue 36): script, style and HTML together under 36 KB compressed.
+    const page = ['app.js', 'app.css', 'index.html'].map((f) => gzipSync(readFileSync(join(ROOT, 'daemon/web', f)), { level: 9 }).length);
+    expect(page.reduce((a, b) => a + b, 0)).toBeLessThan(36 * 1024);
     const text = script.toString('utf8');
     expect(text).not.toMatch(/innerHTML|outerHTML|insertAdjacentHTML|document\.write|\beval\(|new Function/);
     // Built from the page's modules (each file's opening line names its concern; the bundle keeps their code, not comments).

@@ -7,8 +7,11 @@ import { api, mcpClient, resultJson, startBoard, type TestBoard } from '../helpe
 
 /** The issue's measure: the JSON text of the tools/list result divided by four. */
 const tokensOf = (tools: unknown[]) => JSON.stringify({ tools }).length / 4;
-/** Issue 32's budgets, room for the next tools: the peer (who sees every tool) and the worker; every role under the peer's. */
-const BUDGET_PEER = 3000;
+/**
+ * Issue 32's budgets, room for the next tools: the peer (who sees every tool) and the worker; every role under the
+ * peer's. The peer's grew from 3,000 to 3,200 for `search` (issue 36; docs/DECISIONS.md).
+ */
+const BUDGET_PEER = 3200;
 const BUDGET_WORKER = 2600;
 /** The original task tools, the eleven the budget of 2,500 counts. */
 const TASK_TOOLS = ['whoami', 'list_agents', 'create_task', 'list_tasks', 'get_task', 'claim_task', 'release_task', 'post_message', 'submit_result', 'review_task', 'cancel_task'];
@@ -50,7 +53,7 @@ async function listOf(board: TestBoard, agent: string) {
 }
 
 describe('the budget', () => {
-  it('the peer (who sees every tool) lists at most 3,000 tokens, a worker at most 2,600, every role at most the peer; the eleven task tools under 2,500', async () => {
+  it('the peer (who sees every tool) lists at most 3,200 tokens, a worker at most 2,600, every role at most the peer; the eleven task tools under 2,500', async () => {
     const lists = {
       leader: await listOf(roleBoard, 'lead'),
       worker: await listOf(roleBoard, 'w1'),
