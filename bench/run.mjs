@@ -55,6 +55,9 @@
 //   work.mjs          work_record           issue 35: submit_result through the bridge from no repository, a few lines and
 //                                           a 1 MiB patch; the same record straight over HTTP (BENCH_WORK_ROUNDS, 15)
 //   review-page.mjs   review_page           issue 35: the page's time to show a 5,000-line diff in Chromium (ROUNDS, LINES)
+//   search.mjs        search                issue 36: search over 100,000 tasks and 1,000,000 messages, one and three words,
+//                                           p50/p99, vs a LIKE scan; PostgreSQL too with ROUNDTABLE_BENCH_PG_URL
+//   console.mjs       console               issue 36: GET /view/needs and /view/progress on 100,000 tasks over 60 days
 //   oauth.mjs         oauth                 issue 34: an app's whole OAuth sign-in through the MCP SDK v2 client (dynamic
 //                                           registration, the consent over HTTP, the token, the first tools/call), by
 //                                           step; then get_task and whoami on /p/SLUG/mcp with an OAuth access token vs
@@ -168,6 +171,9 @@ const SECTIONS = [
   { file: 'work', name: 'work_record', run: () => benchWorkRecord(undefined, { rounds: envInt('BENCH_WORK_ROUNDS', 15) }) },
   // A script of its own (Chromium, top-level await): run as a child, its lines printed as they come.
   { file: 'review-page', name: 'review_page', run: () => execFileSync(process.execPath, [join(ROOT, 'bench', 'review-page.mjs')], { stdio: 'inherit' }) },
+  // Issue 36, scripts of their own (seeding 1.1 million rows takes minutes): run as children.
+  { file: 'search', name: 'search', run: () => execFileSync(process.execPath, [join(ROOT, 'bench', 'search.mjs')], { stdio: 'inherit' }) },
+  { file: 'console', name: 'console', run: () => execFileSync(process.execPath, [join(ROOT, 'bench', 'console.mjs')], { stdio: 'inherit' }) },
 ];
 
 // ---------------------------------------------------------------------------------------------------------------
