@@ -5,7 +5,7 @@ import type { Agent } from '../agents/directory.js';
 import { decodeChangeCursor, encodeChangeCursor } from '../board/change-cursor.js';
 import { InvalidInput } from '../errors.js';
 import type { LoggedEvent } from '../events.js';
-import type { ActivityFilter, LogEntry, LogPosition } from '../store/event-log.js';
+import { comparePositions, type ActivityFilter, type LogEntry, type LogPosition } from '../store/event-log.js';
 import type { BoardStore } from '../store/store.js';
 import { isoTimeOf, nameOf, pageSizeOf, type QueryText } from './history-query.js';
 
@@ -65,7 +65,9 @@ interface ActivityQuery {
   readonly before?: string;
   readonly after?: string;
   readonly limit: number;
-  readonly filter: ActivityFilter;
+  /** The filter but for the kinds: each kind is its own read (store/event-log.ts ActivityFilter). */
+  readonly filter: Omit<ActivityFilter, 'action'>;
+  readonly kinds?: readonly string[];
 }
 
 export function parseActivityQuery(query: QueryText): ActivityQuery {
@@ -83,7 +85,8 @@ export function parseActivityQuery(query: QueryText): ActivityQuery {
     ...(before !== undefined && { before }),
     ...(after !== undefined && { after }),
     limit: pageSizeOf(query, ACTIVITY_PAGE, ACTIVITY_PAGE_MAX),
-    filter: { ...(actor !== undefined && { actor }), ...(kinds && kinds.length > 0 && { actions: kinds }), ...(since && { since }), ...(until && { until }) },
+    filter: { ...(actor !== undefined && { actor }), ...(since && { since }), ...(until && { until }) },
+    ...(kinds && kinds.length > 0 && { kinds: [...new Set(kinds)] }),
   };
 }
 
@@ -107,7 +110,7 @@ export class ActivityFeed {
     const items: ActivityItem[] = [];
     let exhausted = false;
     for (let reads = 0; reads < MAX_READS && items.length < query.limit && !exhausted; reads++) {
-      const rows = await this.store.readEventsBefore(at, query.limit, query.filter);
+      const rows = await this.before(at, query);
       exhausted = rows.length < query.limit;
       for (const [i, row] of rows.entries()) {
         at = row.position;
@@ -121,18 +124,28 @@ export class ActivityFeed {
     return { items, next: exhausted ? null : encodeChangeCursor(secret, at), head: head ? encodeChangeCursor(secret, head) : null };
   }
 
+  /** One read per kind asked for, each in its index's order, merged: the newest `limit` rows of them all. */
+  private async before(at: LogPosition, query: ActivityQuery): Promise<LogEntry[]> {
+    if (!query.kinds) return this.store.readEventsBefore(at, query.limit, query.filter);
+    const reads = await Promise.all(query.kinds.map((action) => this.store.readEventsBefore(at, query.limit, { ...query.filter, action })));
+    return reads
+      .flat()
+      .sort((a, b) => comparePositions(b.position, a.position))
+      .slice(0, query.limit);
+  }
+
   /** What was written after a cursor (a live page's catch-up), newest first, filtered as the first page was. */
   private async newer(viewer: Agent, from: LogPosition, query: ActivityQuery, secret: Buffer): Promise<ActivityPage> {
     const page = await this.store.readEvents(from, query.limit);
     if (page.expired) return { items: [], next: null, head: encodeChangeCursor(secret, await this.store.eventLogHead()), resync: true };
-    const items = page.entries.filter((row) => seenBy(row.event, viewer.name) && matches(row, query.filter)).map((row) => itemOf(row, secret));
+    const items = page.entries.filter((row) => seenBy(row.event, viewer.name) && matches(row, query)).map((row) => itemOf(row, secret));
     return { items: items.reverse(), next: null, head: encodeChangeCursor(secret, page.end), more: page.more || page.held };
   }
 }
 
-function matches(row: LogEntry, filter: ActivityFilter): boolean {
+function matches(row: LogEntry, { filter, kinds }: ActivityQuery): boolean {
   if (filter.actor !== undefined && actorOf(row.event) !== filter.actor) return false;
-  if (filter.actions !== undefined && !filter.actions.includes(actionOf(row.event))) return false;
+  if (kinds !== undefined && !kinds.includes(actionOf(row.event))) return false;
   if (row.at !== undefined && filter.since !== undefined && row.at < filter.since) return false;
   if (row.at !== undefined && filter.until !== undefined && row.at >= filter.until) return false;
   return true;

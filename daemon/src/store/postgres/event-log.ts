@@ -58,7 +58,7 @@ export async function readEvents(tx: Tx, after: LogPosition, limit: number): Pro
 /** The Activity timeline's conditions (the virtual columns of migration 016); $1, $2 are the position, $3 the limit. */
 const ACTIVITY_SQL = {
   actor: (n: number) => `actor = $${n}`,
-  actions: (n: number) => `action = ANY($${n}::text[])`,
+  action: (n: number) => `action = $${n}`,
   since: (n: number) => `at >= $${n}::timestamptz`,
   until: (n: number) => `at < $${n}::timestamptz`,
 } as const;
@@ -70,7 +70,7 @@ export async function readEventsBefore(db: Db, before: LogPosition, limit: numbe
   const rows = await db.unsafe<Row[]>(
     `SELECT id, xid::text AS xid, at, event FROM event_log WHERE (xid, id) < ($1::xid8, $2::bigint) AND xid < ${XMIN}${where.map((w) => ` AND ${w}`).join('')}
      ORDER BY xid DESC, id DESC LIMIT $3`,
-    [before.xid, before.id, limit, ...keys.map((key) => (key === 'actions' ? [...filter.actions!] : filter[key]!))] as never[],
+    [before.xid, before.id, limit, ...keys.map((key) => filter[key]!)] as never[],
     { prepare: true },
   );
   return rows.map(entryOf);

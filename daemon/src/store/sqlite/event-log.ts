@@ -12,14 +12,16 @@ interface Row {
 
 /**
  * The Activity timeline's conditions on SQLite. A time bound also bounds the rowid through the `at` index (one writer:
- * ids and times rise together), so a window far back is a range, not a scan; `+at` keeps the planner on the rowid.
+ * ids and times rise together), so a window far back is a range, not a scan; `+at` keeps the planner on the rowid. The
+ * upper bounds are one expression: given two, SQLite ranges on one and only filters by the other.
  */
 const ACTIVITY_SQL = {
   actor: 'actor = @actor',
-  actions: 'action IN (SELECT value FROM json_each(@actions))',
+  action: 'action = @action',
   since: '+at >= @since AND id >= coalesce((SELECT id FROM event_log WHERE at >= @since ORDER BY at, id LIMIT 1), 9e18)',
-  until: '+at < @until AND id <= coalesce((SELECT id FROM event_log WHERE at < @until ORDER BY at DESC, id DESC LIMIT 1), 0)',
+  until: '+at < @until',
 } as const;
+const UNTIL_ID = 'coalesce((SELECT id FROM event_log WHERE at < @until ORDER BY at DESC, id DESC LIMIT 1), 0) + 1';
 
 const position = (id: number): LogPosition => ({ xid: '0', id });
 
@@ -84,13 +86,14 @@ export class SqliteEventLog {
     const key = keys.join(',');
     let stmt = this.before.get(key);
     if (!stmt) {
-      const where = ['id < @before', ...keys.map((k) => ACTIVITY_SQL[k])].join(' AND ');
+      const upper = filter.until === undefined ? '@before' : `min(@before, ${UNTIL_ID})`;
+      const where = [`id < ${upper}`, ...keys.map((k) => ACTIVITY_SQL[k])].join(' AND ');
       stmt = this.db.prepare(`SELECT id, at, event FROM event_log WHERE ${where} ORDER BY id DESC LIMIT @limit`);
       this.before.set(key, stmt);
     }
     const params: Record<string, unknown> = { before: before.id, limit };
     if (filter.actor !== undefined) params['actor'] = filter.actor;
-    if (filter.actions !== undefined) params['actions'] = JSON.stringify(filter.actions);
+    if (filter.action !== undefined) params['action'] = filter.action;
     if (filter.since !== undefined) params['since'] = filter.since;
     if (filter.until !== undefined) params['until'] = filter.until;
     return (stmt.all(params) as Row[]).map(entryOf);
