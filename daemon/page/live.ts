@@ -34,6 +34,7 @@ export function connect(): void {
   });
   const onBoardEvent = (event: MessageEvent<string>) => {
     hooks.refreshState();
+    hooks.boardChanged();
     if (view.openTaskId === null) return;
     try {
       const data = JSON.parse(event.data) as { task_id?: unknown };
@@ -44,7 +45,10 @@ export function connect(): void {
   };
   stream.addEventListener('task', onBoardEvent);
   stream.addEventListener('task_message', onBoardEvent);
-  stream.addEventListener('room', () => hooks.refreshState());
+  stream.addEventListener('room', () => {
+    hooks.refreshState();
+    hooks.boardChanged();
+  });
   stream.addEventListener('presence', () => hooks.refreshState());
   // The daemon may have missed events (its database listener reconnected): read everything again.
   stream.addEventListener('resync', () => {

@@ -1,7 +1,9 @@
 // The live board page: signs in, reads /view/state and follows /events, and for an owner offers the board's actions.
 // At / someone holding several projects sees the list of them instead; a project's board is at /p/SLUG/ (base.ts).
 // Board text only ever becomes text nodes (dom.ts h); the script and styles are files, as the CSP requires.
+import { activityChanged, watchActivity } from './activity-view.js';
 import { clearApps, refreshApps } from './apps-view.js';
+import { watchAudit } from './audit-view.js';
 import { boardPath, PROJECT } from './base.js';
 import { clearCards, markSelected, renderColumns } from './board-view.js';
 import { watchCost } from './cost-view.js';
@@ -25,6 +27,8 @@ import { openTaskForm, setUpTaskForm } from './task-form.js';
 import type { BoardState } from './types.js';
 
 const REFRESH_DEBOUNCE_MS = 100;
+/** The header's views, each a dialog with its own Escape. */
+const DIALOGS = ['cost-dialog', 'progress-dialog', 'activity-dialog', 'audit-dialog'];
 const PRESENCE_REFRESH_MS = 60_000;
 
 let stateTimer: ReturnType<typeof setTimeout> | null = null;
@@ -44,10 +48,10 @@ function signedOut(message: string): void {
   closeDetail();
   const dialog = byId<HTMLDialogElement>('task-dialog');
   if (dialog.open) dialog.close();
-  const cost = byId<HTMLDialogElement>('cost-dialog');
-  if (cost.open) cost.close();
-  const progress = byId<HTMLDialogElement>('progress-dialog');
-  if (progress.open) progress.close();
+  for (const id of DIALOGS) {
+    const open = byId<HTMLDialogElement>(id);
+    if (open.open) open.close();
+  }
   clearCards();
   byId('room').replaceChildren();
   byId('members').replaceChildren();
@@ -174,6 +178,8 @@ function render(data: BoardState): void {
   byId('me-role').textContent = data.me.role;
   // Controls only for a session that may act (an owner's); an observer's page has none.
   byId('new-task').hidden = !data.me.acts;
+  // The audit log is the owners' (the endpoint refuses anyone else).
+  byId('audit-open').hidden = data.me.role !== 'owner';
   const note = byId('untrusted-note');
   note.textContent = data.me.acts
     ? 'You act as an owner: every change goes through the board\'s rules and its audit log. Board text is written by agents and shown as plain text, never run.'
@@ -228,6 +234,9 @@ watchProgress();
 watchRoomForm();
 setUpTaskForm();
 watchCost();
+watchActivity();
+watchAudit();
+hooks.boardChanged = activityChanged;
 byId('new-task').addEventListener('click', (event) => hooks.editTask(null, event.currentTarget as HTMLElement));
 byId('detail-close').addEventListener('click', () => {
   closeDetail();
@@ -239,7 +248,7 @@ byId('scrim').addEventListener('click', () => {
 });
 document.addEventListener('keydown', (event) => {
   // A dialog handles its own Escape; otherwise Escape closes the task panel.
-  if (event.key === 'Escape' && !byId<HTMLDialogElement>('task-dialog').open && !byId<HTMLDialogElement>('cost-dialog').open && !byId<HTMLDialogElement>('progress-dialog').open) {
+  if (event.key === 'Escape' && !['task-dialog', ...DIALOGS].some((id) => byId<HTMLDialogElement>(id).open)) {
     closeDetail();
     markSelected(null);
   }

@@ -24,6 +24,8 @@ export function emptyOlder(): OlderPages {
 
 /** Set by main.ts: each part calls the others through these, so no module imports its caller. */
 export const hooks = {
+  /** A change reached the event stream (a task, a task message, a room message): the open Activity view reads it. */
+  boardChanged: (): void => undefined,
   /** Read /view/state again soon (debounced). */
   refreshState: (): void => undefined,
   /** Read the open task again soon (debounced). */

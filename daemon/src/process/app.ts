@@ -20,7 +20,7 @@ import type { BoardStore } from '../store/store.js';
 import type { OAuthStore } from '../store/oauth-port.js';
 import type { SharedSessions } from '../store/shared-sessions.js';
 import type { SessionStore } from '../web/sessions.js';
-import { createWebView, WEB_ACTION_PATHS, WEB_READ_PATHS, WEB_WRITE_PATHS, type ViewSources, type WebView } from '../web/index.js';
+import { createWebView, historyRoutes, WEB_ACTION_PATHS, WEB_READ_PATHS, WEB_WRITE_PATHS, type ViewSources, type WebView } from '../web/index.js';
 
 export interface AppOptions {
   readonly config: Config;
@@ -79,6 +79,8 @@ export function createApp(options: AppOptions): BoardApp {
   protectedApp.use('/api/*', guarded, limit, auth);
   protectedApp.route('/mcp', mcpRoutes(options.dispatcher, { allowedHostNames: config.allowedHosts.map((h) => h.name) }));
   protectedApp.route('/api/v1', apiRoutes(options.dispatcher, options.store, options.leases));
+  // The Activity timeline and, for owners, the audit log (issue 36), as the page reads them.
+  protectedApp.route('/api/v1', historyRoutes(options.store));
 
   app.use('/status', hostGuard({ allowedHosts: config.allowedHosts, refusalStatus: 404, trustProxy: config.trustProxy }));
   app.route('/status', statusRoutes({

@@ -20,6 +20,26 @@ export const LOG_START: LogPosition = { xid: '0', id: 0 };
 export interface LogEntry {
   readonly position: LogPosition;
   readonly event: LoggedEvent;
+  /** When the row was written (ISO 8601, UTC); read where a reader shows it (the Activity timeline). */
+  readonly at?: string;
+}
+
+/**
+ * Which rows the Activity timeline (issue 36) reads, newest first. `actor` is who acted (a task event's actor, a task
+ * message's author, a room message's sender); `action` the activity kind: a task event's action, or `task_message`,
+ * `room` (the virtual columns of SQLite 017 and PostgreSQL 016, each indexed). One kind a read, so the index gives the
+ * order: several kinds are one read each, merged (web/activity-feed.ts). Times are ISO 8601 in UTC: since inclusive.
+ */
+export interface ActivityFilter {
+  readonly actor?: string;
+  readonly action?: string;
+  readonly since?: string;
+  readonly until?: string;
+}
+
+/** The SQL conditions of a filter beside the position, with the named parameter each takes; both stores build theirs from it. */
+export function activityConditions(filter: ActivityFilter): Array<'actor' | 'action' | 'since' | 'until'> {
+  return (['actor', 'action', 'since', 'until'] as const).filter((key) => filter[key] !== undefined);
 }
 
 export interface EventPage {

@@ -2,7 +2,7 @@
 // Rules are passed in as pure decisions, so a PostgreSQL store can run the same ones inside BEGIN ... COMMIT.
 import type { ReservationChange, TaskChange, TaskEdit } from './changes.js';
 import type { Attached, TaskWork, UsageSummary } from './work-rows.js';
-import type { EventPage, LogPosition } from './event-log.js';
+import type { ActivityFilter, EventPage, LogEntry, LogPosition } from './event-log.js';
 import type { SearchQuery } from './search-rows.js';
 import { LIMITS, type Activity, type Message, type MessageKind, type Priority, type Reservation, type Review, type SearchHit, type Task, type TaskStatus, type TaskSummary, type Verdict } from 'roundtable-shared';
 
@@ -124,6 +124,33 @@ export interface AuditRow {
   /** Absent: not known (a caller inside the daemon). */
   readonly face?: Face | undefined;
 }
+
+/** One row of the audit log as an owner reads it (issue 36): names, the tool and the outcome, never board text. */
+export interface AuditEntry {
+  readonly id: number;
+  readonly at: string;
+  readonly agent: string | null;
+  readonly tool: string;
+  readonly task_id: number | null;
+  readonly outcome: string;
+  readonly face: Face | null;
+}
+
+/** Which audit rows to read, newest (highest id) first; each filter an exact match, times ISO 8601 (since inclusive). */
+export interface AuditQuery {
+  /** Rows with a lower id only: the next older page. */
+  readonly beforeId?: number;
+  readonly limit: number;
+  readonly agent?: string;
+  readonly tool?: string;
+  readonly outcome?: string;
+  readonly face?: Face;
+  readonly since?: string;
+  readonly until?: string;
+}
+
+/** The audit query's filters, in the order both stores bind them. */
+export const AUDIT_FILTERS = ['agent', 'tool', 'outcome', 'face', 'since', 'until'] as const;
 
 /** Asks a mutation to record its response under an idempotency key, in the same transaction. */
 export interface ResponseRecord<T> {
@@ -355,6 +382,10 @@ export interface BoardStore {
   readEvents(after: LogPosition, limit: number): Promise<EventPage>;
   /** The position after the newest row a reader may read now. */
   eventLogHead(): Promise<LogPosition>;
+  /** The Activity timeline (issue 36): rows before a position that pass the filter, newest first, at most `limit`. */
+  readEventsBefore(before: LogPosition, limit: number, filter: ActivityFilter): Promise<LogEntry[]>;
+  /** The audit log for an owner (issue 36), newest first. */
+  readAudit(query: AuditQuery): Promise<AuditEntry[]>;
   /** The key this board signs its change cursors with (made at migration; never leaves the daemon). */
   eventLogSecret(): Promise<Buffer>;
   /** With dependencies, `check` judges them as stored now, inside the same transaction. */

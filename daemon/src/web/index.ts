@@ -12,6 +12,7 @@ import { actionRoutes } from './action-routes.js';
 import { ConnectedApps } from './connected-apps.js';
 import { pageActionGuard } from './csrf.js';
 import { eventRoutes, LiveStreams } from './event-stream.js';
+import { historyRoutes } from './history-routes.js';
 import { securityHeaders } from './security-headers.js';
 import { sessionAuth, type SessionVariables } from './session-auth.js';
 import { sessionRoutes } from './session-routes.js';
@@ -23,6 +24,7 @@ import { BoardView, type ViewSources } from './view-data.js';
 import { viewRoutes } from './view-routes.js';
 
 export type { ViewSources } from './view-data.js';
+export { historyRoutes } from './history-routes.js';
 
 /** Paths read with GET: the page, its files, its data and its event stream. */
 export const WEB_READ_PATHS: readonly string[] = [...Object.keys(PAGE_FILES), '/view/*', '/events'];
@@ -105,6 +107,7 @@ export function createWebView(options: WebViewOptions): WebView {
   );
   web.use('/view/*', signedIn);
   web.route('/view', viewRoutes(view, { apps, usage, startedAt }));
+  web.route('/view', historyRoutes(options.store));
   web.use('/events', signedIn);
   web.route('/events', eventRoutes(live));
   for (const path of WEB_ACTION_PATHS) web.use(path, bodyLimit({ maxSize: MAX_ACTION_BODY_BYTES }), signedIn, pageActionGuard());

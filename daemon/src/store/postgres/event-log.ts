@@ -4,7 +4,7 @@
 // never gains a row before it. A long-running writing transaction holds readers back until it ends (docs/SPEC.md).
 import type { LoggedEvent } from '../../events.js';
 import { log } from '../../runtime/log.js';
-import { LOG_START, PRUNE_EVERY, type EventPage, type EventRetention, type LogPosition } from '../event-log.js';
+import { activityConditions, LOG_START, PRUNE_EVERY, type ActivityFilter, type EventPage, type EventRetention, type LogEntry, type LogPosition } from '../event-log.js';
 import { num, type Db, type Sql, type Tx } from './connection.js';
 
 const XMIN = 'pg_snapshot_xmin(pg_current_snapshot())';
@@ -12,6 +12,7 @@ const XMIN = 'pg_snapshot_xmin(pg_current_snapshot())';
 interface Row {
   readonly id: unknown;
   readonly xid: string;
+  readonly at: Date | string;
   readonly event: string;
 }
 
@@ -36,7 +37,7 @@ export async function readEvents(tx: Tx, after: LogPosition, limit: number): Pro
       newest.xid::text AS newest_xid, newest.id AS newest_id
     FROM event_log_state LEFT JOIN LATERAL (SELECT xid, id FROM event_log ORDER BY xid DESC, id DESC LIMIT 1) newest ON true`;
   const rows = await tx.unsafe<Row[]>(
-    `SELECT id, xid::text AS xid, event FROM event_log WHERE (xid, id) > ($1::xid8, $2::bigint) AND xid < ${XMIN} ORDER BY xid, id LIMIT $3`,
+    `SELECT id, xid::text AS xid, at, event FROM event_log WHERE (xid, id) > ($1::xid8, $2::bigint) AND xid < ${XMIN} ORDER BY xid, id LIMIT $3`,
     [after.xid, after.id, limit + 1],
     { prepare: true },
   );
@@ -45,13 +46,34 @@ export async function readEvents(tx: Tx, after: LogPosition, limit: number): Pro
   const pruned = { xid: state!.pruned_xid, id: num(state!.pruned_id) };
   const newest = state!.newest_xid === null ? pruned : { xid: state!.newest_xid, id: num(state!.newest_id) };
   return {
-    entries: page.map((r) => ({ position: position(r), event: JSON.parse(r.event) as LoggedEvent })),
+    entries: page.map(entryOf),
     end: page.length > 0 ? position(page.at(-1)!) : after,
     more,
     // Past the newest row: a cursor from another copy of the board (a restored dump); reading on would skip.
     expired: before(after, pruned) || before(newest, after),
     held: state!.held,
   };
+}
+
+/** The Activity timeline's conditions (the virtual columns of migration 016); $1, $2 are the position, $3 the limit. */
+const ACTIVITY_SQL = {
+  actor: (n: number) => `actor = $${n}`,
+  action: (n: number) => `action = $${n}`,
+  since: (n: number) => `at >= $${n}::timestamptz`,
+  until: (n: number) => `at < $${n}::timestamptz`,
+} as const;
+
+/** Rows before a position that pass the filter, newest first; only below xmin, as readEvents reads, so the two meet. */
+export async function readEventsBefore(db: Db, before: LogPosition, limit: number, filter: ActivityFilter): Promise<LogEntry[]> {
+  const keys = activityConditions(filter);
+  const where = keys.map((key, i) => ACTIVITY_SQL[key](i + 4));
+  const rows = await db.unsafe<Row[]>(
+    `SELECT id, xid::text AS xid, at, event FROM event_log WHERE (xid, id) < ($1::xid8, $2::bigint) AND xid < ${XMIN}${where.map((w) => ` AND ${w}`).join('')}
+     ORDER BY xid DESC, id DESC LIMIT $3`,
+    [before.xid, before.id, limit, ...keys.map((key) => filter[key]!)] as never[],
+    { prepare: true },
+  );
+  return rows.map(entryOf);
 }
 
 export async function eventLogHead(db: Db): Promise<LogPosition> {
@@ -99,4 +121,8 @@ function before(a: LogPosition, b: LogPosition): boolean {
   const ax = BigInt(a.xid);
   const bx = BigInt(b.xid);
   return ax < bx || (ax === bx && a.id < b.id);
+}
+
+function entryOf(row: Row): LogEntry {
+  return { position: position(row), event: JSON.parse(row.event) as LoggedEvent, at: new Date(row.at).toISOString() };
 }

@@ -2,6 +2,8 @@
 // same pure rules as the SQLite store; the SQL lives in one file per concern beside this one.
 import type { Message, Reservation, SearchHit, Task, TaskStatus, TaskSummary } from 'roundtable-shared';
 import type {
+  AuditEntry,
+  AuditQuery,
   AuditRow,
   BoardStore,
   CheckDependencies,
@@ -62,7 +64,7 @@ import { postgresOAuth } from './oauth.js';
 import type { OAuthStore } from '../oauth-port.js';
 import * as eventLog from './event-log.js';
 import { consequencesOf, type BoardChange } from '../consequences.js';
-import { DEFAULT_RETENTION, touchesDependents, type EventPage, type EventRetention, type LogPosition } from '../event-log.js';
+import { DEFAULT_RETENTION, touchesDependents, type ActivityFilter, type EventPage, type EventRetention, type LogEntry, type LogPosition } from '../event-log.js';
 
 export interface PostgresStoreOptions {
   readonly url: string;
@@ -325,6 +327,12 @@ export class PostgresStore implements BoardStore {
   }
   eventLogHead(): Promise<LogPosition> {
     return eventLog.eventLogHead(this.sql);
+  }
+  readEventsBefore(before: LogPosition, limit: number, filter: ActivityFilter): Promise<LogEntry[]> {
+    return eventLog.readEventsBefore(this.sql, before, limit, filter);
+  }
+  readAudit(query: AuditQuery): Promise<AuditEntry[]> {
+    return audit.readAudit(this.sql, query);
   }
   eventLogSecret(): Promise<Buffer> {
     return eventLog.eventLogSecret(this.sql);

@@ -3,6 +3,8 @@
 import type Database from 'better-sqlite3';
 import type { Message, Reservation, SearchHit, Task, TaskStatus, TaskSummary } from 'roundtable-shared';
 import type {
+  AuditEntry,
+  AuditQuery,
   AuditRow,
   BoardStore,
   CheckDependencies,
@@ -62,7 +64,7 @@ import type { OAuthStore } from '../oauth-port.js';
 import type { SecretLookup, WebhookOutbox } from '../webhooks-port.js';
 import { SqliteEventLog } from './event-log.js';
 import { consequencesOf, type BoardChange } from '../consequences.js';
-import { DEFAULT_RETENTION, touchesDependents, type EventPage, type EventRetention, type LogPosition } from '../event-log.js';
+import { DEFAULT_RETENTION, touchesDependents, type ActivityFilter, type EventPage, type EventRetention, type LogEntry, type LogPosition } from '../event-log.js';
 
 /** How often the delivery worker looks for a delivery another process wrote: `webhooks test` arrives within this. */
 const OUTSIDE_WRITE_LOOK_MS = 250;
@@ -372,6 +374,12 @@ export class SqliteStore implements BoardStore {
   }
   async eventLogHead(): Promise<LogPosition> {
     return this.eventLog.head();
+  }
+  async readEventsBefore(before: LogPosition, limit: number, filter: ActivityFilter): Promise<LogEntry[]> {
+    return this.eventLog.readBefore(before, limit, filter);
+  }
+  async readAudit(query: AuditQuery): Promise<AuditEntry[]> {
+    return this.audit.readAudit(query);
   }
   async eventLogSecret(): Promise<Buffer> {
     return this.eventLog.secret();
