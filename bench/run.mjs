@@ -58,6 +58,8 @@
 //   search.mjs        search                issue 36: search over 100,000 tasks and 1,000,000 messages, one and three words,
 //                                           p50/p99, vs a LIKE scan; PostgreSQL too with ROUNDTABLE_BENCH_PG_URL
 //   console.mjs       console               issue 36: GET /view/needs and /view/progress on 100,000 tasks over 60 days
+//   activity.mjs      activity              issue 36: the Activity view's first page and filters, and the Audit view, over a
+//                                           1,000,000-row event log and audit log; PostgreSQL with ROUNDTABLE_BENCH_PG_URL
 //   oauth.mjs         oauth                 issue 34: an app's whole OAuth sign-in through the MCP SDK v2 client (dynamic
 //                                           registration, the consent over HTTP, the token, the first tools/call), by
 //                                           step; then get_task and whoami on /p/SLUG/mcp with an OAuth access token vs
@@ -174,6 +176,7 @@ const SECTIONS = [
   // Issue 36, scripts of their own (seeding 1.1 million rows takes minutes): run as children.
   { file: 'search', name: 'search', run: () => execFileSync(process.execPath, [join(ROOT, 'bench', 'search.mjs')], { stdio: 'inherit' }) },
   { file: 'console', name: 'console', run: () => execFileSync(process.execPath, [join(ROOT, 'bench', 'console.mjs')], { stdio: 'inherit' }) },
+  { file: 'activity', name: 'activity', run: () => execFileSync(process.execPath, [join(ROOT, 'bench', 'activity.mjs')], { stdio: 'inherit' }) },
 ];
 
 // ---------------------------------------------------------------------------------------------------------------
