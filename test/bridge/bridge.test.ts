@@ -106,7 +106,7 @@ describe('tools/list', () => {
       expect(body(await bridge.client.callTool({ name: 'whoami', arguments: {} })).toolsets).toEqual(['tasks', 'presence']);
       // agents.json says tasks and presence, the flag tasks and room: tasks remain, of a worker's.
       const mine = names(await bridge.client.listTools());
-      expect(mine).toEqual(['whoami', 'list_tasks', 'get_task', 'claim_task', 'release_task', 'post_message', 'submit_result']);
+      expect(mine).toEqual(['whoami', 'list_tasks', 'get_task', 'search', 'claim_task', 'release_task', 'post_message', 'submit_result']);
       expect(names(await direct.listTools())).toEqual(['whoami', 'list_agents', ...mine.slice(1), 'members', 'wait_for_activity']);
       const read = await bridge.client.callTool({ name: 'members', arguments: {} });
       expect(read.isError).toBeFalsy();

@@ -242,7 +242,7 @@ describe('the MCP SDK client', () => {
     const client = await mcpClient(board, 'w1');
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name)).toEqual(TOOLS.map((t) => t.name).filter((name) => !['create_task', 'review_task', 'cancel_task', 'update_task'].includes(name)));
-    expect(tools).toHaveLength(18);
+    expect(tools).toHaveLength(19);
     expect(JSON.parse(JSON.stringify(tools))).toEqual(JSON.parse(JSON.stringify(listedToolsFor({ role: 'worker' }))));
     await client.close();
   });
