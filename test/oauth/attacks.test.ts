@@ -48,6 +48,8 @@ describeEachStore((store) => {
       const own = `https://127.0.0.1:${(server.address() as AddressInfo).port}${req.url}`;
       if (req.url === '/redirects.json') return res.writeHead(302, { location: '/large.json' }).end();
       if (req.url === '/large.json') return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ client_id: own, redirect_uris: [REDIRECT], pad: 'x'.repeat(20_000) }));
+      if (req.url === '/secret.json') return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ client_id: own, redirect_uris: [REDIRECT], client_secret: 'not-a-secret-if-published' }));
+      if (req.url === '/secret-method.json') return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ client_id: own, redirect_uris: [REDIRECT], token_endpoint_auth_method: 'client_secret_basic' }));
       if (req.url === '/slow.json') {
         slowCalls++;
         return void setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ client_id: own, redirect_uris: [REDIRECT] })), 6_000);
@@ -229,13 +231,15 @@ describeEachStore((store) => {
     expect((await tokenRequest('web', { grant_type: 'refresh_token', refresh_token: second.refresh_token, client_id: c.clientId })).status).toBe(400);
   });
 
-  it('metadata documents at a private address, that redirect, too large or too slow are refused on the board page', async () => {
+  it('metadata documents at a private address, that redirect, too large, carrying a client secret or too slow are refused on the board page', async () => {
     const { challenge } = pkce();
     const cases: Array<[string, string]> = [
       ['https://10.0.0.1/client.json', 'private address'],
       ['https://169.254.169.254/client.json', 'link-local address'],
       [`${documents.url}/redirects.json`, 'redirect'],
       [`${documents.url}/large.json`, 'larger than 16 KB'],
+      [`${documents.url}/secret.json`, 'carries a client secret'],
+      [`${documents.url}/secret-method.json`, 'carries a client secret'],
       [`${documents.url}/slow.json`, 'did not arrive within 5 s'],
     ];
     for (const [clientId, why] of cases) {

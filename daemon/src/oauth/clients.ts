@@ -56,6 +56,8 @@ export class ClientDirectory {
     const id = (fetched.body as { client_id?: unknown } | null)?.client_id;
     if (!parsed.success) return { ok: false, why: 'the client metadata document at client_id is not valid client metadata (RFC 7591 section 2)' };
     if (id !== url) return { ok: false, why: 'the client metadata document names another client_id than its own URL' };
+    // A document is public (its URL is its id): a shared secret in it is no secret, and the board takes none (`none`).
+    if (sharesASecret(fetched.body)) return { ok: false, why: 'the client metadata document carries a client secret or a secret-based token_endpoint_auth_method; a document client is public (none)' };
     const bad = parsed.data.redirect_uris.find((uri) => redirectUriMistake(uri) !== undefined);
     if (bad !== undefined || parsed.data.redirect_uris.length === 0) return { ok: false, why: 'the client metadata document lists no redirect_uris the board accepts' };
     const client: OAuthClient = { clientId: url, clientName: parsed.data.client_name ?? null, redirectUris: parsed.data.redirect_uris };
@@ -63,4 +65,12 @@ export class ClientDirectory {
     this.documents.set(url, { client, until: Date.now() + DOCUMENT_TTL_MS });
     return { ok: true, client };
   }
+}
+
+/** A client_secret, its expiry, or an auth method built on a shared secret (client_secret_basic, _post, _jwt). */
+function sharesASecret(body: unknown): boolean {
+  const doc = body as { client_secret?: unknown; client_secret_expires_at?: unknown; token_endpoint_auth_method?: unknown } | null;
+  if (doc === null || typeof doc !== 'object') return false;
+  const method = doc.token_endpoint_auth_method;
+  return doc.client_secret !== undefined || doc.client_secret_expires_at !== undefined || (typeof method === 'string' && method.startsWith('client_secret'));
 }
