@@ -378,6 +378,11 @@ export interface ReservationSight {
 export type DecideReservation = (task: Task, own: readonly Reservation[], sight: ReservationSight | undefined) => ReservationChange;
 
 export interface BoardStore {
+  /**
+   * Resolves once every change this process committed until now is on disk. A write or an audited read is answered
+   * only after its own commit is durable; a read that writes nothing (the page's views) waits on this before it answers.
+   */
+  durable(): Promise<void>;
   /** The event log (store/event-log.ts) after a position, oldest first, at most `limit` rows. */
   readEvents(after: LogPosition, limit: number): Promise<EventPage>;
   /** The position after the newest row a reader may read now. */

@@ -105,7 +105,11 @@ export function createWebView(options: WebViewOptions): WebView {
       },
     }),
   );
-  web.use('/view/*', signedIn);
+  web.use('/view/*', signedIn, async (_c, next) => {
+    await next();
+    // What a view read may include a group commit whose fsync is still running (store/sqlite/group-commit.ts).
+    await options.store.durable();
+  });
   web.route('/view', viewRoutes(view, { apps, usage, startedAt }));
   web.route('/view', historyRoutes(options.store));
   web.use('/events', signedIn);

@@ -230,6 +230,10 @@ export class PostgresStore implements BoardStore {
     return idempotency.purgeResponses(this.sql, olderThan);
   }
 
+  durable(): Promise<void> {
+    // Each statement's COMMIT returns once PostgreSQL has made it durable: nothing this process committed is pending.
+    return Promise.resolve();
+  }
   appendAudit(row: AuditRow, renewal?: LeaseRenewal): Promise<void> {
     return audit.appendAudit(this.sql, row, renewal);
   }

@@ -39,13 +39,16 @@ export function openDatabase(options: DatabaseOptions): Database.Database {
 }
 
 /**
- * What a failed write means for the caller. SQLite rolled the write back in each case, so nothing was changed: a full
+ * What a failed write means for the caller. Unless its fsync failed, SQLite rolled the write back, so nothing was changed: a full
  * disk (SQLITE_FULL), or another process holding the file's lock past busy_timeout (SQLITE_BUSY). Anything else is
  * left as it is (and becomes `internal`).
  */
 export function storeFailure(error: unknown): unknown {
-  const code = (error as { code?: unknown } | null)?.code;
+  const { code, syscall } = (error ?? {}) as { code?: unknown; syscall?: unknown };
   if (typeof code !== 'string') return error;
+  // The group's fsync of the WAL (group-commit.ts) failed after its commit: the change may stand, and the store takes
+  // no more writes until the daemon restarts.
+  if (syscall === 'fdatasync') return new Unavailable(code === 'ENOSPC' ? 'disk_full' : 'unreachable', 'unknown', { cause: error });
   if (code === 'SQLITE_FULL') return new Unavailable('disk_full', 'no');
   if (code === 'SQLITE_BUSY' || code.startsWith('SQLITE_BUSY_')) return new Unavailable('deadline', 'no');
   return error;

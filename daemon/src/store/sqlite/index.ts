@@ -1,4 +1,4 @@
-// The board store on SQLite (better-sqlite3): WAL, synchronous=FULL, every write one savepoint in a group commit.
+// The board store on SQLite (better-sqlite3): WAL, every write one savepoint in a group commit whose fsync runs off the event loop.
 // Each method runs the same pure rules as the PostgreSQL store; the SQL lives in one file per concern beside this one.
 import type Database from 'better-sqlite3';
 import type { Message, Reservation, SearchHit, Task, TaskStatus, TaskSummary } from 'roundtable-shared';
@@ -235,6 +235,9 @@ export class SqliteStore implements BoardStore {
     return this.write(() => this.idempotency.purgeResponses(olderThan));
   }
 
+  durable(): Promise<void> {
+    return this.group.durable();
+  }
   appendAudit(row: AuditRow, renewal?: LeaseRenewal): Promise<void> {
     return this.audit.appendAudit(row, renewal).catch((error: unknown) => {
       throw storeFailure(error);
