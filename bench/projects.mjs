@@ -2,7 +2,8 @@
 // daemon serving one of those projects alone, both running side by side on copies of the same seeded files: durable
 // claim_task (50 clients) and get_task (10 clients) on that project, through the unprefixed /api/v1 (what entries made
 // before projects call) and through /p/SLUG/api/v1, in interleaved rounds; then GET /overview for a person granted 20
-// projects. The SQLite files are seeded directly with the daemon's own schema (harness createBoardDb): one template of
+// projects. Beside them, bench/minimal.mjs's minimal route on the same load, so issue 37's targets are read on the
+// daemon of 100 projects too. The SQLite files are seeded directly with the daemon's own schema (harness createBoardDb): one template of
 // 1,000 tasks copied 99 times, and the measured project's own file; agents.json is written in the second spelling.
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -29,6 +30,7 @@ import {
   stopServer,
   words,
 } from './harness.mjs';
+import { MINIMAL_TARGETS, seedMinimal, startMinimal } from './minimal.mjs';
 
 const PROJECTS = envInt('BENCH_PROJECTS', 100);
 const AGENTS_PER_PROJECT = 10;
@@ -167,6 +169,7 @@ export async function benchProjects() {
   const label = { one: `1 project (${measured} alone)`, many: `${PROJECTS} projects` };
   const tokens = catalog.tokens[measured];
   const loads = {};
+  const minimal = {};
   const agents = [];
   const loadAtStart = loadText();
   try {
@@ -220,13 +223,24 @@ export async function benchProjects() {
           await loads[`${tool} ${name}`].load.run(CONFIG.warmupMs, false);
         }
       }
+      // The minimal route (issue 37's anchor) on its own board, loaded in the same rounds.
+      const minimalDb = join(dir, `${tool}-minimal.db`);
+      seedMinimal(minimalDb, tool === 'claim_task' ? 'claim' : 'get');
+      minimal[tool] = await startMinimal(minimalDb, who);
+      names.push('minimal');
+      {
+        let next = 1;
+        const body = tool === 'claim_task' ? () => `{"task_id":${next++}}` : (seq) => `{"task_id":${(seq % CONFIG.getTaskTasks) + 1}}`;
+        loads[`${tool} minimal`] = { kind: 'minimal', route: '', load: createLoad({ port: minimal[tool].port, path: `/api/v1/tools/${tool}`, body, concurrency: clients }), next: () => next };
+        await loads[`${tool} minimal`].load.run(CONFIG.warmupMs, false);
+      }
       const rps = Object.fromEntries(names.map((n) => [n, []]));
       const cpu = Object.fromEntries(names.map((n) => [n, []]));
       for (let round = 0; round < ROUNDS; round++) {
         const order = round % 2 === 0 ? names : [...names].reverse();
         for (const name of order) {
           const { load, kind } = loads[`${tool} ${name}`];
-          const pid = daemons[kind].server.child.pid;
+          const pid = kind === 'minimal' ? minimal[tool].child.pid : daemons[kind].server.child.pid;
           const okBefore = load.result().totalOk;
           const cpuBefore = cpuMs(pid);
           const t = performance.now();
@@ -240,7 +254,7 @@ export async function benchProjects() {
         const entry = loads[`${tool} ${name}`];
         const r = entry.load.result();
         if (r.sent > r.totalOk) report.note(`projects ${tool} via ${name}: ${r.sent - r.totalOk} of ${r.sent} calls not answered 2xx`);
-        if (tool === 'claim_task' && entry.next() > TASKS_PER_PROJECT + CLAIM_POOL) report.note(`projects claim_task via ${name}: ran out of open tasks (raise BENCH_PROJECTS_CLAIM_POOL)`);
+        if (tool === 'claim_task' && entry.kind !== 'minimal' && entry.next() > TASKS_PER_PROJECT + CLAIM_POOL) report.note(`projects claim_task via ${name}: ran out of open tasks (raise BENCH_PROJECTS_CLAIM_POOL)`);
       }
       for (const [route] of routes) {
         const one = `one ${route}`;
@@ -263,7 +277,20 @@ export async function benchProjects() {
           `${fmt.ratio(cpuRatio)} (${median(cpu[many]).toFixed(3)} vs ${median(cpu[one]).toFixed(3)} ms)`,
           cpuRatio >= TARGET,
         );
+        // Issue 37's targets, read on the daemon of many projects against the minimal route in the same rounds.
+        const { ratio: target37, cpuMs } = MINIMAL_TARGETS[tool];
+        const vsMinimal = median(rps[many]) / median(rps.minimal);
+        const perRoundMin = rps[many].map((x, i) => x / rps.minimal[i]);
+        report.target(
+          `${tool} at ${clients} clients (${route}) on ${PROJECTS} projects >= ${target37}x the minimal route (issue 37)`,
+          `${fmt.ratio(vsMinimal)} (per round ${fmt.ratio(Math.min(...perRoundMin))}-${fmt.ratio(Math.max(...perRoundMin))}; ${fmt.rps(median(rps[many]))} vs ${fmt.rps(median(rps.minimal))} calls/s)`,
+          vsMinimal >= target37,
+        );
+        report.target(`${tool} (${route}) on ${PROJECTS} projects: CPU per call <= ${cpuMs} ms (issue 37)`, `${median(cpu[many]).toFixed(3)} ms`, median(cpu[many]) <= cpuMs);
       }
+      rows.push([`${tool} c=${clients}`, '', 'minimal route (bench/minimal-server.mjs)', spread(rps.minimal, fmt.rps), spread(cpu.minimal, (x) => x.toFixed(3)), '']);
+      await stopServer(minimal[tool]);
+      delete minimal[tool];
     }
     report.table(
       'projects',
@@ -316,6 +343,6 @@ export async function benchProjects() {
   } finally {
     for (const entry of Object.values(loads)) entry.load.close();
     for (const agent of agents) agent.destroy();
-    await Promise.all(kinds.filter((k) => daemons[k].server).map((k) => stopServer(daemons[k].server)));
+    await Promise.all([...kinds.filter((k) => daemons[k].server).map((k) => stopServer(daemons[k].server)), ...Object.values(minimal).map((m) => stopServer(m))]);
   }
 }

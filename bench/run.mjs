@@ -35,7 +35,7 @@
 //                                           result per app; Claude Code's logged connect time for setup's entry, the
 //                                           HTTP transport and the npx form (BENCH_APP_RUNS, 10)
 //   minimal.mjs       minimal_route         durable claim_task (50 clients) and get_task (10) through the daemon now, the
-//                                           daemon before issue 27 (from git), the bare route and a minimal route (Hono +
+//                                           daemon before issue 37 (from git), the bare route and a minimal route (Hono +
 //                                           better-sqlite3, tasks/activity/audit only): calls/s and CPU per call, both
 //                                           ratios, 5 interleaved rounds (BENCH_MINIMAL_ROUNDS, BENCH_MINIMAL_ROUND_MS)
 //   webhooks.mjs      webhook_latency       submit_result to a loopback receiver's 200 (p50/p99), one json webhook
