@@ -20,6 +20,7 @@ import {
   post,
   report,
   revisionBefore,
+  schemaVersionAt,
   seedClaimBoard,
   seedGetTaskBoard,
   startBare,
@@ -256,6 +257,58 @@ export async function benchCpuPerCall() {
   }
   report.table('cpu_profile', 'Where the daemon spends its CPU (V8 sampling profile over the same load, self time by module; then the heaviest functions)', ['call', 'by module', 'heaviest functions']);
   for (const [tool, p] of profiles) report.row('cpu_profile', [tool, p.categories, p.top]);
+}
+
+/** main's commit just before issue 37, whose reads' audit rows committed with the fsync on the event loop. */
+const LONE_READ_BEFORE_REV = process.env.BENCH_LONE_READ_BEFORE_REV ?? '2440ed8';
+
+/**
+ * A lone read (issue 37): get_task with one client, the daemon now (its audit row durable before the answer, the
+ * group's fsync off the event loop) beside the daemon before issue 37 and a bare route doing the same SELECT with no
+ * audit row; 1,000 calls each in alternating blocks of 50.
+ */
+export async function benchLoneRead() {
+  const dir = makeTempDir();
+  const { path: agentsPath, agents } = writeAgents(dir);
+  const baseline = buildDaemonAt(LONE_READ_BEFORE_REV, dir, 'before-lone-read');
+  const servers = {};
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  try {
+    const seedPath = join(dir, 'seed.db');
+    seedGetTaskBoard(seedPath);
+    const beforeSeed = join(dir, 'before-seed.db');
+    seedGetTaskBoard(beforeSeed, { upTo: schemaVersionAt(LONE_READ_BEFORE_REV) });
+    const copy = (from, name) => {
+      const path = join(dir, `${name}.db`);
+      copyDurably(from, path);
+      return path;
+    };
+    servers.now = await startDaemon(copy(seedPath, 'now'), agentsPath, undefined, { logLevel: 'info' });
+    servers.before = await startDaemon(copy(beforeSeed, 'before'), agentsPath, undefined, { bin: baseline.bin, logLevel: 'info' });
+    servers['bare, no audit'] = await startBare(copy(seedPath, 'bare'), 'reader', { readAudit: false });
+    const block = async (name) => {
+      const samples = [];
+      for (let i = 0; i < 50; i++) {
+        const t = performance.now();
+        const res = await post(agent, servers[name].port, '/api/v1/tools/get_task', name === 'bare, no audit' ? undefined : agents.reader.token, `{"task_id":${(i * 37) % 1000 + 1}}`);
+        if (res.status !== 200) throw new Error(`get_task via ${name}: HTTP ${res.status}`);
+        samples.push(performance.now() - t);
+      }
+      return samples;
+    };
+    const names = ['now', 'before', 'bare, no audit'];
+    await inRounds(2, names, block); // warm-up
+    const measured = await inRounds(20, names, block);
+    const p = Object.fromEntries(Object.entries(measured).map(([n, blocks]) => [n, percentiles(blocks.flat())]));
+    report.table('lone_read', `A lone read: get_task with one client, 1,000 calls each in alternating blocks of 50: the daemon now, the daemon before issue 37 (${LONE_READ_BEFORE_REV}), and a bare route with no audit row`, ['server', 'p50 ms', 'p99 ms', 'mean ms']);
+    for (const [n, q] of Object.entries(p)) report.row('lone_read', [n, fmt.ms(q.p50), fmt.ms(q.p99), fmt.ms(q.mean)]);
+    const ratio = against(p.now.p50, p.before.p50, { atMost: 1.1 });
+    report.target(`a lone get_task, its audit row durable first, no worse than 1.1x before issue 37 (p50)`, `${ratio.text} (${fmt.ms(p.now.p50)} vs ${fmt.ms(p.before.p50)} ms; no audit ${fmt.ms(p['bare, no audit'].p50)} ms)`, ratio.holds);
+  } finally {
+    agent.destroy();
+    await Promise.all(Object.values(servers).map((s) => stopServer(s)));
+    baseline.remove();
+  }
 }
 
 export async function benchLoneWrite() {

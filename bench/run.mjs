@@ -11,6 +11,7 @@
 //                     get_task_10           get_task at 10 clients vs a bare route doing the same SELECT with no audit
 //                     cpu_per_call          CPU per call (claim_task, get_task) vs the bare routes, with a profile summary
 //                     lone_write            a lone create_task (1 client) today vs the daemon before group commit (from git)
+//                     lone_read             a lone get_task (1 client) now vs before issue 37 (from git) vs no audit row
 //                     mcp_cost              CPU per tools/call on /mcp (2026-07-28 and 2025) vs the same call on the JSON API
 //                     wake_1000             1,000 parked waiters woken by one event vs a long-poll server with no database
 //   scale.mjs         scale                 the hot calls at 1,000,000 tasks vs the same at 10,000
@@ -79,7 +80,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { benchBridgeCalls, benchBridgeStart } from './bridge.mjs';
 import { benchClaimTask, benchGetTask, benchListTasks } from './daemon.mjs';
-import { benchCpuPerCall, benchDurableWrites, benchGetTask10, benchLoneWrite, benchMcpCost, benchWake1000 } from './durability.mjs';
+import { benchCpuPerCall, benchDurableWrites, benchGetTask10, benchLoneRead, benchLoneWrite, benchMcpCost, benchWake1000 } from './durability.mjs';
 import {
   against,
   CONFIG,
@@ -152,6 +153,7 @@ const SECTIONS = [
   { file: 'durability', name: 'get_task_10', run: benchGetTask10 },
   { file: 'durability', name: 'cpu_per_call', run: benchCpuPerCall },
   { file: 'durability', name: 'lone_write', run: benchLoneWrite },
+  { file: 'durability', name: 'lone_read', run: benchLoneRead },
   { file: 'durability', name: 'mcp_cost', run: benchMcpCost },
   { file: 'durability', name: 'wake_1000', run: benchWake1000 },
   { file: 'tool-list', name: 'tool_list', run: () => benchToolList(liveHelpers()) },
