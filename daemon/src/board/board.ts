@@ -121,13 +121,9 @@ export class Board {
   async getTask(_agent: Agent, input: ToolInput<typeof getTask>): Promise<ToolOutput<typeof getTask>> {
     const messages = itemPage('messages', input.order, input.messages_cursor, input.messages_limit);
     const history = itemPage('history', input.order, input.history_cursor, input.history_limit);
-    const [detail, reservations, taskWork] = await Promise.all([
-      this.deps.store.getTask(input.task_id, { messages, history }),
-      this.deps.store.reservationsOf(input.task_id),
-      this.deps.store.taskWork(input.task_id, input.include_patch === true),
-    ]);
+    const detail = await this.deps.store.taskView(input.task_id, { messages, history }, input.include_patch === true);
     if (!detail) throw new NotFound(`task ${input.task_id} does not exist; list_tasks shows the tasks there are`);
-    const { messageCount, moreMessages, historyCount, moreHistory, ...shown } = detail;
+    const { messageCount, moreMessages, historyCount, moreHistory, reservations, work: taskWork, ...shown } = detail;
     const next = (page: ItemPage, more: boolean, rows: ReadonlyArray<{ id: number }>) =>
       more && rows.length > 0 ? encodeItemCursor({ newestFirst: page.newestFirst, from: rows.at(-1)!.id }) : null;
     return {

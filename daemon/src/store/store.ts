@@ -113,6 +113,12 @@ export interface TaskDetail {
   readonly dependents: number[];
 }
 
+/** get_task's whole read (issue 37): the task with its pages, its reservations and its work, in one snapshot. */
+export interface TaskView extends TaskDetail {
+  readonly reservations: Reservation[];
+  readonly work: TaskWork;
+}
+
 /** The face a tool call came through: /mcp, the JSON API (the bridge's), or an owner's action on the live page. */
 export type Face = 'mcp' | 'api' | 'web';
 
@@ -410,6 +416,8 @@ export interface BoardStore {
   postMessage(id: number, check: CheckTask, message: NewMessage, extras?: WriteExtras<Message>, attached?: Attached): Promise<Message>;
   /** The latest submission's work record (its patch only when asked) and the usage reported on the task. */
   taskWork(id: number, includePatch: boolean): Promise<TaskWork>;
+  /** getTask, reservationsOf and taskWork in one snapshot: on PostgreSQL one statement (issue 37). */
+  taskView(id: number, pages: TaskDetailPages, includePatch: boolean): Promise<TaskView | undefined>;
   /** Usage per project, per agent and per task, for the page's Cost view. */
   usageSummary(): Promise<UsageSummary>;
   /** The unexpired response recorded under (agent, key), if any. */

@@ -50,11 +50,18 @@ export function workParts(work: WorkInput): StoredWorkParts {
   return { summary: JSON.stringify(summary), patch: patch ?? null, patchBytes: patch === undefined ? 0 : utf8Bytes(patch) };
 }
 
+/** A work record as stored (the patch empty when not asked for, null when not kept). */
+export interface WorkRow {
+  readonly summary: string;
+  readonly patch: string | null;
+  readonly submitted_by: string;
+  readonly claim_id: number | null;
+  readonly created_at: string;
+  readonly sent_bytes: number | string;
+}
+
 /** A stored row back to get_task's record; the patch only when asked for and kept. */
-export function workRecordOf(
-  row: { summary: string; patch: string | null; submitted_by: string; claim_id: number | null; created_at: string; sent_bytes: number | string },
-  includePatch: boolean,
-): WorkRecord {
+export function workRecordOf(row: WorkRow, includePatch: boolean): WorkRecord {
   const summary = JSON.parse(row.summary) as Omit<WorkInput, 'patch'>;
   return {
     ...summary,

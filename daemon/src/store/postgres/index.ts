@@ -36,6 +36,7 @@ import type {
   StoredRoomMessage,
   TaskDetail,
   TaskDetailPages,
+  TaskView,
   TaskPage,
   TaskQuery,
   WriteExtras,
@@ -56,6 +57,7 @@ import * as finder from './search.js';
 import type { SearchQuery } from '../search-rows.js';
 import * as tasks from './tasks.js';
 import * as work from './work.js';
+import { readTaskView } from './task-view.js';
 import type { Attached, TaskWork, UsageSummary } from '../work-rows.js';
 import * as taskRead from './task-read.js';
 import { enqueueDeliveries, postgresOutbox } from './webhooks.js';
@@ -206,6 +208,9 @@ export class PostgresStore implements BoardStore {
   }
   taskWork(id: number, includePatch: boolean): Promise<TaskWork> {
     return work.taskWork(this.sql, id, includePatch);
+  }
+  taskView(id: number, pages: TaskDetailPages, includePatch: boolean): Promise<TaskView | undefined> {
+    return readTaskView(this.sql, id, pages, includePatch);
   }
   usageSummary(): Promise<UsageSummary> {
     return this.read((tx) => work.usageSummary(tx));

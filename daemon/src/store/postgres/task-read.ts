@@ -22,7 +22,7 @@ export async function loadTask(db: Db, id: number): Promise<Task> {
 }
 
 /** The task's edges as [blocker, its status] pairs, by blocker id, read in the same statement as the task's row. */
-const EDGES_OF_TASK = `COALESCE((SELECT json_agg(json_build_array(d.depends_on, b.status) ORDER BY d.depends_on)
+export const EDGES_OF_TASK = `COALESCE((SELECT json_agg(json_build_array(d.depends_on, b.status) ORDER BY d.depends_on)
   FROM task_dependencies d JOIN tasks b ON b.id = d.depends_on WHERE d.task_id = tasks.id), '[]'::json)`;
 
 export type LockedRow = TaskRow & { edges: Array<[number, TaskStatus]> };

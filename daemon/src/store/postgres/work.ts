@@ -16,6 +16,7 @@ import {
   type TaskWork,
   type UsageGroupRow,
   type UsageSummary,
+  type WorkRow,
 } from '../work-rows.js';
 import type { Db, Tx } from './connection.js';
 
@@ -51,14 +52,6 @@ export async function attachWork(tx: Tx, taskId: number, claimId: number | null,
   }
 }
 
-interface WorkRow {
-  summary: string;
-  patch: string | null;
-  submitted_by: string;
-  claim_id: number | null;
-  created_at: string;
-  sent_bytes: string;
-}
 
 /** One statement: the latest work record (its patch only when asked) and the task's usage sums per model. */
 export async function taskWork(db: Db, taskId: number, includePatch: boolean): Promise<TaskWork> {

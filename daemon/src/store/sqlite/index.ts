@@ -37,6 +37,7 @@ import type {
   StoredRoomMessage,
   TaskDetail,
   TaskDetailPages,
+  TaskView,
   TaskPage,
   TaskQuery,
   WriteExtras,
@@ -211,6 +212,12 @@ export class SqliteStore implements BoardStore {
   }
   async taskWork(id: number, includePatch: boolean): Promise<TaskWork> {
     return this.read(() => this.work.taskWork(id, includePatch));
+  }
+  async taskView(id: number, pages: TaskDetailPages, includePatch: boolean): Promise<TaskView | undefined> {
+    return this.read(() => {
+      const detail = this.tasks.getTask(id, pages);
+      return detail && { ...detail, reservations: this.reservations.ofTask(id), work: this.work.taskWork(id, includePatch) };
+    });
   }
   async usageSummary(): Promise<UsageSummary> {
     return this.read(() => this.work.usageSummary());
