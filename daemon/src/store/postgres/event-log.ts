@@ -20,13 +20,14 @@ const position = (row: { readonly xid: string; readonly id: unknown }): LogPosit
 
 /** Inside the change's transaction; returns whether retention is due (a row id reached a multiple of PRUNE_EVERY). */
 export async function appendEvents(tx: Tx, events: readonly LoggedEvent[]): Promise<boolean> {
-  let due = false;
-  for (const event of events) {
-    const taskId = event.type === 'task' ? event.task.id : event.type === 'task_message' ? event.task_id : null;
-    const [row] = await tx<Array<{ id: unknown }>>`INSERT INTO event_log (kind, task_id, event) VALUES (${event.type}, ${taskId}, ${JSON.stringify(event)}) RETURNING id`;
-    if (num(row!.id) % PRUNE_EVERY === 0) due = true;
-  }
-  return due;
+  // Sent together, in order (the pool pipelines a transaction's statements): one round trip for all of them.
+  const rows = await Promise.all(
+    events.map((event) => {
+      const taskId = event.type === 'task' ? event.task.id : event.type === 'task_message' ? event.task_id : null;
+      return tx<Array<{ id: unknown }>>`INSERT INTO event_log (kind, task_id, event) VALUES (${event.type}, ${taskId}, ${JSON.stringify(event)}) RETURNING id`;
+    }),
+  );
+  return rows.some(([row]) => num(row!.id) % PRUNE_EVERY === 0);
 }
 
 /** The rows after a position, with the retention mark, in one snapshot (the caller's REPEATABLE READ transaction). */

@@ -130,8 +130,8 @@ export class PostgresStore implements BoardStore {
     const result = await this.write(async (tx) => {
       const done = await body(tx);
       const { events, webhooks } = consequencesOf(await describe(tx, done));
-      due = await eventLog.appendEvents(tx, events);
-      for (const event of webhooks) await enqueueDeliveries(tx, event);
+      // The events and the outbox rows go out together, after the change's own statements and before its COMMIT.
+      [due] = await Promise.all([eventLog.appendEvents(tx, events), ...webhooks.map((event) => enqueueDeliveries(tx, event))]);
       return done;
     });
     if (due) void eventLog.pruneEvents(this.sql, this.retention);
