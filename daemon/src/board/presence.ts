@@ -53,18 +53,13 @@ export class Presence {
   async members(_agent: Agent, _input: ToolInput<typeof members>): Promise<ToolOutput<typeof members>> {
     const agents = this.deps.agents().list();
     const names = agents.map((a) => a.name);
-    const [seen, held, elsewhere] = await Promise.all([this.deps.store.lastSeen(names), this.deps.store.holdings(names), this.shared?.waitingAnywhere(names)]);
+    const [presence, held] = await Promise.all([this.presenceOf(names), this.deps.store.holdings(names)]);
     // Only the held tasks' reservations: a claim's reservations end with it, so nothing else can be shown.
     const heldIds = [...held.values()].flat().map((h) => h.id);
     const reserved = new Map(await Promise.all(heldIds.map(async (id) => [id, await this.deps.store.reservationsOf(id)] as const)));
-    const now = Date.now();
     return {
       members: agents.map((a) => {
-        const lastCall = seen.get(a.name);
-        // Parked here, or on another daemon of the board; a wait that ended left its audit row, so lastCall covers it.
-        const waiting = this.waiters.isWaiting(a.name) || elsewhere?.has(a.name) === true;
-        const last = waiting ? now : Math.max(lastCall ? Date.parse(lastCall) : 0, this.waiters.lastWait(a.name) ?? 0);
-        const state: PresenceState = waiting || now - last < ACTIVE_MS ? 'active' : last > 0 && now - last < IDLE_MS ? 'idle' : 'gone';
+        const { state, waiting, last } = presence(a.name);
         return {
           name: a.name,
           role: a.role,
@@ -79,6 +74,27 @@ export class Presence {
         };
       }),
       ...warning,
+    };
+  }
+
+  /** Each member's presence alone, without what it holds (the page's overview counts the active agents). */
+  async states(): Promise<Array<{ name: string; role: Agent['role']; state: PresenceState }>> {
+    const agents = this.deps.agents().list();
+    const presence = await this.presenceOf(agents.map((a) => a.name));
+    return agents.map((a) => ({ name: a.name, role: a.role, state: presence(a.name).state }));
+  }
+
+  /** Reads when the named members last called and who is waiting, and tells each one's presence from that. */
+  private async presenceOf(names: readonly string[]): Promise<(name: string) => { state: PresenceState; waiting: boolean; last: number }> {
+    const [seen, elsewhere] = await Promise.all([this.deps.store.lastSeen(names), this.shared?.waitingAnywhere(names)]);
+    const now = Date.now();
+    return (name) => {
+      const lastCall = seen.get(name);
+      // Parked here, or on another daemon of the board; a wait that ended left its audit row, so lastCall covers it.
+      const waiting = this.waiters.isWaiting(name) || elsewhere?.has(name) === true;
+      const last = waiting ? now : Math.max(lastCall ? Date.parse(lastCall) : 0, this.waiters.lastWait(name) ?? 0);
+      const state: PresenceState = waiting || now - last < ACTIVE_MS ? 'active' : last > 0 && now - last < IDLE_MS ? 'idle' : 'gone';
+      return { state, waiting, last };
     };
   }
 

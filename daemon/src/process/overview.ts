@@ -42,9 +42,10 @@ async function waitingOn(runtime: ProjectRuntime, member: Agent, mode: 'role' | 
 }
 
 /** Agents (not people) whose presence is active now: a call within the last minutes, or a wait open. */
-async function activeAgents(runtime: ProjectRuntime, member: Agent): Promise<number> {
-  const { members } = await runtime.presence.members(member, {});
-  return members.filter((m) => m.state === 'active' && !(PERSON_ROLES as readonly string[]).includes(m.role)).length;
+async function activeAgents(runtime: ProjectRuntime): Promise<number> {
+  // Presence only: what each member holds (and its reservations) is not read for a count.
+  const states = await runtime.presence.states();
+  return states.filter((m) => m.state === 'active' && !(PERSON_ROLES as readonly string[]).includes(m.role)).length;
 }
 
 export function overviewRoutes(options: OverviewOptions): Hono {
@@ -61,7 +62,7 @@ export function overviewRoutes(options: OverviewOptions): Hono {
           const runtime = options.projects.get(project.slug);
           const member = project.directory.find(principal.name);
           const [tasks, waiting, active] = runtime && member
-            ? await Promise.all([runtime.opened.store.countTasksByStatus(), waitingOn(runtime, member, project.mode), activeAgents(runtime, member)])
+            ? await Promise.all([runtime.opened.store.countTasksByStatus(), waitingOn(runtime, member, project.mode), activeAgents(runtime)])
             : [undefined, undefined, undefined];
           return {
             slug: project.slug,

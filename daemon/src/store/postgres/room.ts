@@ -1,6 +1,7 @@
 // The room on PostgreSQL: messages to all or to named members, receipts, per-agent cursors, and what waits for an agent.
 import { postedRoomMessage, recipientsColumn, toRoomMessage, type RoomRow } from '../room-rows.js';
 import type { PendingCounts, PendingQuery, ReceiptRow, ReviewNotice, StoredRoomMessage, NewRoomMessage, WaitingCounts, WriteExtras } from '../store.js';
+import { COUNT_HELP_REQUESTS } from '../console-sql.js';
 import { recordExtras } from './write-extras.js';
 import type { Db, Tx } from './connection.js';
 
@@ -89,14 +90,13 @@ export async function pendingFor(db: Db, query: PendingQuery): Promise<PendingCo
   };
 }
 
+const WAITING_ON = `SELECT (${COUNT_HELP_REQUESTS}) AS help,
+  (SELECT COUNT(*) FROM room_receipts r JOIN room_messages m ON m.id = r.message_id
+    WHERE r.agent = $1 AND r.read_at IS NULL AND m.recipients != 'all') AS unread`;
+
 /** One statement, one snapshot: help requests nobody answered on unfinished tasks, and messages to the agent by name unread. */
 export async function waitingOn(db: Db, agent: string): Promise<WaitingCounts> {
-  const [row] = await db<Array<{ help: number; unread: number }>>`
-    SELECT
-      (SELECT COUNT(*) FROM tasks t WHERE t.status IN ('open', 'claimed', 'submitted')
-        AND (SELECT m.kind FROM messages m WHERE m.task_id = t.id ORDER BY m.id DESC LIMIT 1) = 'help_request') AS help,
-      (SELECT COUNT(*) FROM room_receipts r JOIN room_messages m ON m.id = r.message_id
-        WHERE r.agent = ${agent} AND r.read_at IS NULL AND m.recipients != 'all') AS unread`;
+  const [row] = await db.unsafe<Array<{ help: number; unread: number }>>(WAITING_ON, [agent], { prepare: true });
   return { helpRequests: Number(row!.help), messagesTo: Number(row!.unread) };
 }
 

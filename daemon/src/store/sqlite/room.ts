@@ -1,5 +1,6 @@
 // The room on SQLite: messages to all or to named members, receipts, per-agent cursors, and what waits for an agent.
 import type Database from 'better-sqlite3';
+import { COUNT_HELP_REQUESTS } from '../console-sql.js';
 import { postedRoomMessage, recipientsColumn, toRoomMessage, type RoomRow } from '../room-rows.js';
 import type { NewRoomMessage, PendingCounts, PendingQuery, ReceiptRow, ReviewNotice, StoredRoomMessage, WaitingCounts, WriteExtras } from '../store.js';
 import type { SqliteAudit } from './audit.js';
@@ -53,12 +54,8 @@ export class SqliteRoom {
       boardCount: db.prepare('SELECT n FROM board_counts WHERE name = ?').pluck(),
       countSubmittedOwn: db.prepare("SELECT COUNT(*) FROM tasks WHERE assignee = ? AND status = 'submitted'").pluck(),
       reviewsFor: db.prepare('SELECT id, task_id, verdict, reviewer, created_at FROM reviews WHERE submitter = ? AND id > ? ORDER BY id'),
-      // The newest message of each unfinished task, by its index (messages_task): a help request nobody answered yet.
-      countHelpRequests: db.prepare(
-        `SELECT COUNT(*) FROM tasks t WHERE t.status IN ('open', 'claimed', 'submitted')
-           AND (SELECT m.kind FROM messages m WHERE m.task_id = t.id ORDER BY m.id DESC LIMIT 1) = 'help_request'`,
-      ).pluck(),
-      // A message to all gives every member a receipt too: only those addressed by name count as "to them".
+      // A help request nobody answered yet: the newest message of its unfinished task (console-sql.ts).
+      countHelpRequests: db.prepare(COUNT_HELP_REQUESTS).pluck(),
       countUnreadTo: db.prepare(
         "SELECT COUNT(*) FROM room_receipts r JOIN room_messages m ON m.id = r.message_id WHERE r.agent = ? AND r.read_at IS NULL AND m.recipients != 'all'",
       ).pluck(),
