@@ -9,6 +9,9 @@ import { api, startBoard, type TestBoard } from '../helpers/board.js';
 import { signInPage, type PageSession } from '../helpers/page-session.js';
 import { describeEachStore } from '../helpers/stores.js';
 
+/** How long a row may wait for an older transaction elsewhere in the cluster to end (PostgreSQL's idle-in-transaction limit is 30 s). */
+const VISIBLE_WITHIN_MS = 40_000;
+
 const AGENTS = [
   { name: 'lead', role: 'leader' as const },
   { name: 'w1', role: 'worker' as const },
@@ -73,7 +76,10 @@ describeEachStore((store) => {
     expect((await api(board, 'w1', 'post_message', { task_id: taskA, kind: 'note', text: '<img src=x onerror=alert(1)>' })).status).toBe(200);
     expect((await api(board, 'lead', 'post', { to: ['w1'], text: 'between us' })).status).toBe(200);
     expect((await api(board, 'lead', 'post', { to: 'all', text: 'to everyone' })).status).toBe(200);
-  });
+    // On PostgreSQL the log is read below the oldest transaction still running in the cluster (DECISIONS, issue 24):
+    // while another suite's transaction is open (a stalled connection is ended after 30 s), the newest rows wait.
+    for (const until = Date.now() + VISIBLE_WITHIN_MS; (await activity('olive')).items.length < 5 && Date.now() < until; ) await new Promise((resolve) => setTimeout(resolve, 200));
+  }, VISIBLE_WITHIN_MS + 20_000);
   afterAll(async () => {
     await board?.stop();
   });
@@ -149,16 +155,19 @@ describeEachStore((store) => {
       expect(seen).toEqual(all);
     });
 
-    it('resumes after its head: what was done since, and nothing twice', async () => {
+    it('resumes after its head: what was done since, and nothing twice', { timeout: VISIBLE_WITHIN_MS + 20_000 }, async () => {
       const first = await activity('olive');
       expect((await activity('olive', `?after=${encodeURIComponent(first.head!)}`)).items).toEqual([]);
       expect((await api(board, 'w2', 'claim_task', { task_id: taskB })).status).toBe(200);
       let newer: ActivityPage | undefined;
       await expect
-        .poll(async () => {
-          newer = await activity('olive', `?after=${encodeURIComponent(first.head!)}`);
-          return newer.items.map((i) => `${i.actor}:${i.action}:${i.task_id}`);
-        })
+        .poll(
+          async () => {
+            newer = await activity('olive', `?after=${encodeURIComponent(first.head!)}`);
+            return newer.items.map((i) => `${i.actor}:${i.action}:${i.task_id}`);
+          },
+          { timeout: VISIBLE_WITHIN_MS, interval: 200 },
+        )
         .toEqual([`w2:claimed:${taskB}`]);
       expect((await activity('olive', `?after=${encodeURIComponent(newer!.head!)}`)).items).toEqual([]);
       // The same cursors as the first page's rows: a row's cursor resumes too.
