@@ -5,21 +5,22 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, expect, it } from 'vitest';
-import { openDatabase } from '../../daemon/src/store/sqlite/connection.js';
-import { GroupCommit } from '../../daemon/src/store/sqlite/group-commit.js';
+import { openDatabase, storeFailure } from '../../daemon/src/store/sqlite/connection.js';
+import { GroupCommit, type SyncFile } from '../../daemon/src/store/sqlite/group-commit.js';
+import { Unavailable } from '../../daemon/src/errors.js';
 
 const dirs: string[] = [];
 afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-function board(): { db: Database.Database; group: GroupCommit; path: string } {
+function board(sync?: SyncFile): { db: Database.Database; group: GroupCommit; path: string } {
   const dir = mkdtempSync(join(tmpdir(), 'rt-group-'));
   dirs.push(dir);
   const path = join(dir, 'board.db');
   const db = openDatabase({ path });
   db.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT NOT NULL UNIQUE)');
-  return { db, group: new GroupCommit(db), path };
+  return { db, group: new GroupCommit(db, sync), path };
 }
 
 /** Transactions in the WAL: valid frames that end a commit (https://www.sqlite.org/fileformat2.html#walformat). */
@@ -104,6 +105,24 @@ it('a database with no write-ahead log (in memory) commits its groups as before'
   db.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT NOT NULL UNIQUE)');
   const group = new GroupCommit(db);
   expect(await Promise.all([group.write(insert(db, 'x')), group.write(insert(db, 'y'))])).toEqual([1, 2]);
+  group.close();
+  db.close();
+});
+
+it('a failed fsync fails its group with the change possibly applied, and every later write until restart', async () => {
+  let fail = true;
+  const failing: SyncFile = (_fd, done) => setImmediate(() => done(fail ? Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO', syscall: 'fdatasync' }) : null));
+  const { db, group } = board(failing);
+  const first = await group.write(insert(db, 'lost?')).catch((error: unknown) => error);
+  const refused = storeFailure(first);
+  expect(refused).toBeInstanceOf(Unavailable);
+  expect(refused).toMatchObject({ reason: 'unreachable', applied: 'unknown' });
+  // The disk may have dropped what it could not write: nothing later is promised, even once fsync works again.
+  fail = false;
+  await expect(group.write(insert(db, 'later'))).rejects.toMatchObject({ syscall: 'fdatasync' });
+  expect(db.prepare("SELECT COUNT(*) FROM t WHERE v = 'later'").pluck().get()).toBe(0);
+  // ENOSPC from the fsync is named as a full disk.
+  expect(storeFailure(Object.assign(new Error('ENOSPC'), { code: 'ENOSPC', syscall: 'fdatasync' }))).toMatchObject({ reason: 'disk_full', applied: 'unknown' });
   group.close();
   db.close();
 });

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { csvCell } from '../../daemon/src/web/audit-export.js';
 import { api, startBoard, type TestBoard } from '../helpers/board.js';
 import { signInPage, type PageSession } from '../helpers/page-session.js';
+import { eventually } from '../helpers/eventually.js';
 import { describeEachStore } from '../helpers/stores.js';
 
 /** How long a row may wait for an older transaction elsewhere in the cluster to end (PostgreSQL's idle-in-transaction limit is 30 s). */
@@ -78,7 +79,7 @@ describeEachStore((store) => {
     expect((await api(board, 'lead', 'post', { to: 'all', text: 'to everyone' })).status).toBe(200);
     // On PostgreSQL the log is read below the oldest transaction still running in the cluster (DECISIONS, issue 24):
     // while another suite's transaction is open (a stalled connection is ended after 30 s), the newest rows wait.
-    for (const until = Date.now() + VISIBLE_WITHIN_MS; (await activity('olive')).items.length < 5 && Date.now() < until; ) await new Promise((resolve) => setTimeout(resolve, 200));
+    await eventually('the five rows on the Activity view', async () => (await activity('olive')).items.length >= 5, { timeoutMs: VISIBLE_WITHIN_MS, intervalMs: 200 });
   }, VISIBLE_WITHIN_MS + 20_000);
   afterAll(async () => {
     await board?.stop();

@@ -415,8 +415,7 @@ export interface BoardStore {
   /** With `attached.usage`, its usage row is written in the same transaction. */
   postMessage(id: number, check: CheckTask, message: NewMessage, extras?: WriteExtras<Message>, attached?: Attached): Promise<Message>;
   /** The latest submission's work record (its patch only when asked) and the usage reported on the task. */
-  taskWork(id: number, includePatch: boolean): Promise<TaskWork>;
-  /** getTask, reservationsOf and taskWork in one snapshot: on PostgreSQL one statement (issue 37). */
+  /** getTask, the task's reservations, its latest work record and usage, in one snapshot: on PostgreSQL one statement (issue 37). */
   taskView(id: number, pages: TaskDetailPages, includePatch: boolean): Promise<TaskView | undefined>;
   /** Usage per project, per agent and per task, for the page's Cost view. */
   usageSummary(): Promise<UsageSummary>;

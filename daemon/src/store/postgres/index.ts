@@ -58,7 +58,7 @@ import type { SearchQuery } from '../search-rows.js';
 import * as tasks from './tasks.js';
 import * as work from './work.js';
 import { readTaskView } from './task-view.js';
-import type { Attached, TaskWork, UsageSummary } from '../work-rows.js';
+import type { Attached, UsageSummary } from '../work-rows.js';
 import * as taskRead from './task-read.js';
 import { enqueueDeliveries, postgresOutbox } from './webhooks.js';
 import type { WebhookOutbox } from '../webhooks-port.js';
@@ -205,9 +205,6 @@ export class PostgresStore implements BoardStore {
       (tx) => tasks.updateTask(tx, id, dependsOn, (t, facts) => (edit = decide(t, facts)), extras),
       (_tx, task) => ({ kind: 'edit', task, edit }),
     );
-  }
-  taskWork(id: number, includePatch: boolean): Promise<TaskWork> {
-    return work.taskWork(this.sql, id, includePatch);
   }
   taskView(id: number, pages: TaskDetailPages, includePatch: boolean): Promise<TaskView | undefined> {
     return readTaskView(this.sql, id, pages, includePatch);

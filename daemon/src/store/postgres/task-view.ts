@@ -5,8 +5,9 @@
 import type { Activity, Message, Review } from 'roundtable-shared';
 import { toReservation, type ReservationRow } from '../reservation-rows.js';
 import type { ItemPage, TaskDetailPages, TaskView } from '../store.js';
-import { foldUsage, NO_USAGE, USAGE_SUMS, workRecordOf, type UsageGroupRow, type WorkRow } from '../work-rows.js';
+import { foldUsage, NO_USAGE, workRecordOf, type UsageGroupRow, type WorkRow } from '../work-rows.js';
 import type { Db } from './connection.js';
+import { latestWorkJson, usageJson } from './work.js';
 import { EDGES_OF_TASK, TASK_COLUMNS, taskOf, type LockedRow } from './task-read.js';
 
 const jsonOf = (alias: string, columns: readonly string[]) => `json_build_object(${columns.map((c) => `'${c}', ${alias}.${c}`).join(', ')})`;
@@ -30,12 +31,8 @@ function statement(messagesNewestFirst: boolean, historyNewestFirst: boolean): s
     COALESCE((SELECT json_agg(${jsonOf('r', REVIEW)} ORDER BY r.id) FROM reviews r WHERE r.task_id = t.id), '[]'::json) AS reviews,
     COALESCE((SELECT json_agg(d.task_id ORDER BY d.task_id) FROM task_dependencies d WHERE d.depends_on = t.id), '[]'::json) AS dependents,
     COALESCE((SELECT json_agg(${jsonOf('v', RESERVATION)} ORDER BY v.id) FROM reservations v WHERE v.task_id = t.id), '[]'::json) AS reservations,
-    (SELECT row_to_json(w) FROM (
-      SELECT summary, CASE WHEN $8::boolean THEN patch ELSE (CASE WHEN patch IS NULL THEN NULL ELSE '' END) END AS patch,
-        submitted_by, claim_id, created_at, sent_bytes::text AS sent_bytes
-      FROM work_records WHERE task_id = t.id ORDER BY id DESC LIMIT 1) w) AS work,
-    COALESCE((SELECT json_agg(row_to_json(u)) FROM (
-      SELECT task_id AS key, model, ${USAGE_SUMS} FROM usage_reports WHERE task_id = t.id GROUP BY task_id, model) u), '[]'::json) AS usage
+    ${latestWorkJson('t.id', '$8')} AS work,
+    ${usageJson('t.id')} AS usage
   FROM tasks t
   ${pageJoin('messages', MESSAGE, 'mp', messagesNewestFirst, '$2', '$3')}
   ${pageJoin('activity', ACTIVITY, 'hp', historyNewestFirst, '$5', '$6')}

@@ -4,19 +4,15 @@ import {
   byMostReported,
   foldUsage,
   makeRoomForPatch,
-  NO_USAGE,
   sumOf,
   USAGE_SUMMARY_TASKS,
   USAGE_SUMS,
   usageRow,
   workParts,
-  workRecordOf,
   type Attached,
   type DroppablePatch,
-  type TaskWork,
   type UsageGroupRow,
   type UsageSummary,
-  type WorkRow,
 } from '../work-rows.js';
 import type { Db, Tx } from './connection.js';
 
@@ -53,23 +49,16 @@ export async function attachWork(tx: Tx, taskId: number, claimId: number | null,
 }
 
 
-/** One statement: the latest work record (its patch only when asked) and the task's usage sums per model. */
-export async function taskWork(db: Db, taskId: number, includePatch: boolean): Promise<TaskWork> {
-  const rows = await db.unsafe<Array<{ part: string; work: WorkRow | null; usage: UsageGroupRow | null }>>(
-    `SELECT 'work' AS part, row_to_json(w) AS work, NULL::json AS usage FROM (
-        SELECT summary, CASE WHEN $2::boolean THEN patch ELSE (CASE WHEN patch IS NULL THEN NULL ELSE '' END) END AS patch,
-          submitted_by, claim_id, created_at, sent_bytes::text AS sent_bytes
-        FROM work_records WHERE task_id = $1 ORDER BY id DESC LIMIT 1) w
-     UNION ALL
-     SELECT 'usage', NULL, row_to_json(u) FROM (
-        SELECT task_id AS key, model, ${SUMS} FROM usage_reports WHERE task_id = $1 GROUP BY task_id, model) u`,
-    [taskId, includePatch],
-    { prepare: true },
-  );
-  const workRow = rows.find((r) => r.part === 'work')?.work ?? null;
-  const usage = foldUsage(rows.flatMap((r) => (r.usage ? [r.usage] : []))).get(taskId) ?? NO_USAGE;
-  return { work: workRow ? workRecordOf(workRow, includePatch) : null, usage };
-}
+/**
+ * SQL for get_task's one statement (task-view.ts): the task's latest work record as JSON, its patch only when the
+ * boolean parameter `includePatch` is true (else '' for a kept patch, null for none), and its usage sums per model.
+ */
+export const latestWorkJson = (task: string, includePatch: string) => `(SELECT row_to_json(w) FROM (
+    SELECT summary, CASE WHEN ${includePatch}::boolean THEN patch ELSE (CASE WHEN patch IS NULL THEN NULL ELSE '' END) END AS patch,
+      submitted_by, claim_id, created_at, sent_bytes::text AS sent_bytes
+    FROM work_records WHERE task_id = ${task} ORDER BY id DESC LIMIT 1) w)`;
+export const usageJson = (task: string) => `COALESCE((SELECT json_agg(row_to_json(u)) FROM (
+    SELECT task_id AS key, model, ${SUMS} FROM usage_reports WHERE task_id = ${task} GROUP BY task_id, model) u), '[]'::json)`;
 
 export async function usageSummary(db: Db): Promise<UsageSummary> {
   const byAgent = await db.unsafe<UsageGroupRow[]>(`SELECT agent AS key, model, ${SUMS} FROM usage_reports GROUP BY agent, model`, [], { prepare: true });

@@ -15,8 +15,10 @@ type Outcome = { readonly job: Job; readonly ok: true; readonly value: unknown }
 interface WalFile {
   readonly fd: number;
   readonly ino: number;
-  readonly path: string;
 }
+
+/** How the WAL reaches the disk: fs.fdatasync, run on the thread pool (a test gives one that fails). */
+export type SyncFile = (fd: number, done: (error: NodeJS.ErrnoException | null) => void) => void;
 
 /**
  * How a group forms:
@@ -51,7 +53,10 @@ export class GroupCommit {
   /** Inside the group's transaction better-sqlite3 runs this as SAVEPOINT ... RELEASE, or ROLLBACK TO on a throw. */
   private readonly isolated: (work: () => unknown) => unknown;
 
-  constructor(private readonly db: Database.Database) {
+  constructor(
+    private readonly db: Database.Database,
+    private readonly sync: SyncFile = fdatasync,
+  ) {
     this.begin = db.prepare('BEGIN IMMEDIATE');
     this.commit = db.prepare('COMMIT');
     this.rollback = db.prepare('ROLLBACK');
@@ -91,7 +96,7 @@ export class GroupCommit {
     if (outcomes === undefined) return;
     if (wal === null) return settle(outcomes);
     this.syncing = outcomes;
-    fdatasync(wal.fd, (error) => this.synced(outcomes, error));
+    this.sync(wal.fd, (error) => this.synced(outcomes, error));
   }
 
   /** The group's transaction; undefined if it failed as a whole (every call was rejected). */
@@ -150,7 +155,7 @@ export class GroupCommit {
     if (this.db.memory) return (this.wal = null);
     try {
       const fd = openSync(path, 'r');
-      this.wal = { fd, ino: fstatSync(fd).ino, path };
+      this.wal = { fd, ino: fstatSync(fd).ino };
     } catch {
       this.wal = null;
     }

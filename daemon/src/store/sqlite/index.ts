@@ -59,7 +59,7 @@ import type { SearchQuery } from '../search-rows.js';
 import { SqliteTasks } from './tasks.js';
 import { SqliteWebhooks } from './webhooks.js';
 import { SqliteWork } from './work.js';
-import type { Attached, TaskWork, UsageSummary } from '../work-rows.js';
+import type { Attached, UsageSummary } from '../work-rows.js';
 import { sqliteOAuth } from './oauth.js';
 import type { OAuthStore } from '../oauth-port.js';
 import type { SecretLookup, WebhookOutbox } from '../webhooks-port.js';
@@ -209,9 +209,6 @@ export class SqliteStore implements BoardStore {
       () => this.tasks.updateTask(id, dependsOn, (t, facts) => (edit = decide(t, facts)), extras),
       (task) => ({ kind: 'edit', task, edit }),
     );
-  }
-  async taskWork(id: number, includePatch: boolean): Promise<TaskWork> {
-    return this.read(() => this.work.taskWork(id, includePatch));
   }
   async taskView(id: number, pages: TaskDetailPages, includePatch: boolean): Promise<TaskView | undefined> {
     return this.read(() => {
